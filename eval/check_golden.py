@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Checks eval/golden.jsonl and eval/ood.jsonl against eval/corpus/.
+
+Stdlib only. For every corpus file the visible text is extracted roughly the
+way the ragpipe extractors see it, whitespace is collapsed and the text is
+case-folded. Then every golden line must be well-formed, and each of its
+needles must be body text (not a heading) of the named document, occur
+exactly once in the whole corpus, and sit close to its sibling needle so one
+chunk can hold both.
+
+    python3 eval/check_golden.py            # check, print a summary
+    python3 eval/check_golden.py --dump D   # print the checked text of doc D
+
+Exits 1 on any violation.
+"""
+
+import html
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+
+EVAL = Path(__file__).resolve().parent
+CORPUS = EVAL / "corpus"
+GOLDEN = EVAL / "golden.jsonl"
+OOD = EVAL / "ood.jsonl"
+
+KINDS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text"}
+AUX = {"SOURCES.md"}  # ingested with the corpus, so counted for uniqueness; never a target
+MIN_QIDS, MIN_OOD = 30, 20
+NEEDLE_WORDS = (3, 16)  # "roughly 4-12 words", with a little slack
+MAX_SPAN = 500  # chars from the start of the first needle to the end of the last
+
+
+def norm(s: str) -> str:
+    return " ".join(s.split()).casefold()
+
+
+# --- HTML -------------------------------------------------------------------
+
+# Never visible prose (mirrors shared/extract/src/html.rs).
+SKIP = {
+    "head", "script", "style", "noscript", "template", "nav", "svg", "iframe", "object", "button", "select",
+    "textarea", "form", "canvas", "math",
+}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+BLOCKS = {
+    "p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "ul", "ol", "dl", "table",
+    "thead", "tbody", "tfoot", "tr", "td", "th", "figure", "figcaption", "address", "details", "summary", "body",
+    "hr", "caption", "li", "dt", "dd", "pre", "br", "h1", "h2", "h3", "h4", "h5", "h6",
+}
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+
+
+class Visible(HTMLParser):
+    """Collects visible text twice: all of it (`page`, what an extractor sees,
+    mdBook chrome such as the keyboard-help popup included) and the `<main>`
+    content only (`body`), plus the heading texts."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.page, self.body, self.headings = [], [], []
+        self.skip = 0  # depth inside a skipped element
+        self.main = 0  # depth inside <main>
+        self.heading = None  # text parts of the heading being read
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            self._gap()
+            return
+        a = dict(attrs)
+        if self.skip or tag in SKIP or "hidden" in a or a.get("aria-hidden") == "true":
+            self.skip += 1
+            return
+        if tag == "main":
+            self.main += 1
+        if tag in HEADINGS:
+            self.heading = []
+        if tag in BLOCKS:
+            self._gap()
+
+    def handle_startendtag(self, tag, attrs):
+        if not self.skip:
+            self._gap()
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if self.skip:
+            self.skip -= 1
+            return
+        if tag == "main":
+            self.main -= 1
+        if tag in HEADINGS and self.heading is not None:
+            self.headings.append("".join(self.heading))
+            self.heading = None
+        if tag in BLOCKS:
+            self._gap()
+
+    def handle_data(self, data):
+        if self.skip:
+            return
+        self.page.append(data)
+        if self.main:
+            self.body.append(data)
+        if self.heading is not None:
+            self.heading.append(data)
+
+    def _gap(self):
+        self.page.append(" ")
+        if self.main:
+            self.body.append(" ")
+
+
+def extract_html(src: str):
+    p = Visible()
+    p.feed(src)
+    p.close()
+    body = "".join(p.body) if "".join(p.body).strip() else "".join(p.page)
+    return "".join(p.page), body, p.headings
+
+
+# --- Markdown ---------------------------------------------------------------
+
+FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+
+
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+
+
+def md_inline(s: str) -> str:
+    """Inline markup reduced to its text; code spans are kept literally."""
+    parts, at = [], 0
+    for m in CODE_SPAN.finditer(s):
+        parts.append(md_prose(s[at:m.start()]))
+        parts.append(m.group(2).strip())
+        at = m.end()
+    parts.append(md_prose(s[at:]))
+    return "".join(parts)
+
+
+def md_prose(s: str) -> str:
+    s = re.sub(r"<!--.*?-->", "", s)
+    s = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", s)  # images
+    s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)  # [text](url)
+    s = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", s)  # [text][ref]
+    s = re.sub(r"\[([^\]]+)\](?!:)", r"\1", s)  # [text] shortcut refs
+    s = re.sub(r"</?[A-Za-z][^>]*>", "", s)  # raw html tags
+    s = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", s)  # strong
+    s = re.sub(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])", r"\1", s)  # em *x*
+    s = re.sub(r"(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)", r"\1", s)  # em _x_
+    s = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|>~])", r"\1", s)  # escapes
+    return html.unescape(s)
+
+
+def extract_markdown(src: str):
+    """Rough: code blocks kept as they are, link definitions dropped, inline
+    markup reduced to its text, block markers removed. Returns (all, body,
+    headings)."""
+    out, headings = [], []
+    lines = src.splitlines()
+    fence = None
+    for i, line in enumerate(lines):
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1) == fence:
+                fence = None
+            else:
+                out.append(line)
+            continue
+        if m:
+            fence = m.group(1)
+            out.append("")
+            continue
+        if re.match(r"^\s{0,3}\[[^\]]+\]:\s*\S", line):  # link reference definition
+            continue
+        h = ATX.match(line)
+        if h:
+            headings.append(md_inline(h.group(2)))
+            out.extend(["", md_inline(h.group(2)), ""])
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if line.strip() and SETEXT.match(nxt) and not re.match(r"^\s*[-*+]\s", line) and "|" not in nxt:
+            headings.append(md_inline(line))
+        if SETEXT.match(line) and out and out[-1].strip():
+            out.append("")
+            continue
+        line = re.sub(r"^\s*(>\s?)+", "", line)  # blockquote
+        line = re.sub(r"^\s*([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?", "", line)  # list markers
+        out.append(md_inline(line))
+    text = "\n".join(out)
+    return text, text, headings
+
+
+# --- plain text -------------------------------------------------------------
+
+
+def text_headings(src: str):
+    """Underlined titles (a line followed by ===, --- or ~~~) count as headings."""
+    lines = src.splitlines()
+    return [
+        a for a, b in zip(lines, lines[1:])
+        if a.strip() and re.fullmatch(r"\s*(=+|-+|~+)\s*", b) and len(b.strip()) >= 3
+    ]
+
+
+# --- corpus -----------------------------------------------------------------
+
+
+class Doc:
+    def __init__(self, path: Path):
+        self.name = path.name
+        self.kind = KINDS.get(path.suffix.lower())
+        src = path.read_bytes().decode("utf-8", errors="replace")
+        if self.kind == "html":
+            page, body, heads = extract_html(src)
+        elif self.kind == "markdown":
+            page, body, heads = extract_markdown(src)
+        else:
+            page, body, heads = src, src, text_headings(src)
+        self.raw = body
+        self.page, self.body = norm(page), norm(body)
+        self.headings = [norm(h) for h in heads if h.strip()]
+
+
+def load_corpus():
+    docs = {}
+    for p in sorted(CORPUS.iterdir()):
+        if p.is_file() and p.suffix.lower() in KINDS:
+            docs[p.name] = Doc(p)
+    return docs
+
+
+def count(hay: str, needle: str) -> int:
+    n, i = 0, hay.find(needle)
+    while i >= 0:
+        n += 1
+        i = hay.find(needle, i + 1)
+    return n
+
+
+def read_jsonl(path: Path, errors):
+    rows = []
+    if not path.exists():
+        errors.append(f"{path.name}: missing")
+        return rows
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            errors.append(f"{path.name}:{no}: bad JSON: {e}")
+            continue
+        if not isinstance(obj, dict):
+            errors.append(f"{path.name}:{no}: not an object")
+            continue
+        rows.append((no, obj))
+    return rows
+
+
+def nonempty_str(v) -> bool:
+    return isinstance(v, str) and v.strip() != ""
+
+
+def check_golden(docs, errors, warnings):
+    rows = read_jsonl(GOLDEN, errors)
+    fields = ["id", "qid", "style", "query", "doc", "kind", "needles"]
+    ids = Counter()
+    by_qid = defaultdict(list)
+    per_doc = Counter()
+    for no, g in rows:
+        where = f"golden.jsonl:{no}"
+        missing = [f for f in fields if f not in g]
+        extra = [f for f in g if f not in fields]
+        if missing:
+            errors.append(f"{where}: missing fields {missing}")
+            continue
+        if extra:
+            errors.append(f"{where}: unexpected fields {extra}")
+        if not all(nonempty_str(g[f]) for f in fields[:-1]):
+            errors.append(f"{where}: fields {fields[:-1]} must be non-empty strings")
+            continue
+        where = f"golden.jsonl:{no} ({g['id']})"
+        ids[g["id"]] += 1
+        if g["style"] not in ("doc", "ticket"):
+            errors.append(f"{where}: style must be doc or ticket")
+        if g["id"] != f"{g['qid']}-{g['style']}":
+            warnings.append(f"{where}: id is not <qid>-<style>")
+        by_qid[g["qid"]].append(g)
+        doc = docs.get(g["doc"])
+        if doc is None or doc.name in AUX:
+            errors.append(f"{where}: doc {g['doc']!r} not in corpus")
+            continue
+        if g["kind"] != doc.kind:
+            errors.append(f"{where}: kind {g['kind']!r}, but {g['doc']} is {doc.kind}")
+        needles = g["needles"]
+        if not (isinstance(needles, list) and 1 <= len(needles) <= 2 and all(nonempty_str(n) for n in needles)):
+            errors.append(f"{where}: needles must be a list of 1-2 non-empty strings")
+            continue
+        if g["style"] == "doc":
+            per_doc[g["doc"]] += 1
+        starts = []
+        for raw in needles:
+            n = norm(raw)
+            words = len(n.split())
+            if not NEEDLE_WORDS[0] <= words <= NEEDLE_WORDS[1]:
+                errors.append(f"{where}: needle has {words} words: {raw!r}")
+            if any(ord(c) > 127 for c in raw):
+                warnings.append(f"{where}: needle has non-ASCII characters: {raw!r}")
+            in_body = count(doc.body, n)
+            total = sum(count(d.page, n) for d in docs.values())
+            if in_body != 1:
+                errors.append(f"{where}: needle found {in_body}x in the body of {doc.name}: {raw!r}")
+            if total != 1:
+                hits = [d.name for d in docs.values() if n in d.page]
+                errors.append(f"{where}: needle found {total}x in the corpus ({', '.join(hits)}): {raw!r}")
+            if any(n in h for h in doc.headings):
+                errors.append(f"{where}: needle is heading text: {raw!r}")
+            i = doc.body.find(n)
+            if i >= 0:
+                starts.append((i, i + len(n)))
+        if len(starts) == 2:
+            span = max(e for _, e in starts) - min(s for s, _ in starts)
+            if span > MAX_SPAN:
+                errors.append(f"{where}: needles are {span} chars apart (max {MAX_SPAN})")
+    for i, c in ids.items():
+        if c > 1:
+            errors.append(f"golden.jsonl: id {i!r} used {c} times")
+    for qid, gs in sorted(by_qid.items()):
+        styles = sorted(g["style"] for g in gs)
+        if styles != ["doc", "ticket"]:
+            errors.append(f"golden.jsonl: qid {qid} has styles {styles}, want exactly doc + ticket")
+            continue
+        a, b = gs
+        if a["doc"] != b["doc"] or a["kind"] != b["kind"] or a["needles"] != b["needles"]:
+            errors.append(f"golden.jsonl: qid {qid}: doc, kind and needles must match across styles")
+        if norm(a["query"]) == norm(b["query"]):
+            errors.append(f"golden.jsonl: qid {qid}: both styles have the same query")
+    if len(by_qid) < MIN_QIDS:
+        errors.append(f"golden.jsonl: {len(by_qid)} qids, want >= {MIN_QIDS}")
+    for name in docs:
+        if per_doc[name] == 0 and name not in AUX:
+            warnings.append(f"corpus: {name} has no golden question")
+    return rows, by_qid, per_doc
+
+
+def check_ood(errors):
+    rows = read_jsonl(OOD, errors)
+    ids = Counter()
+    for no, o in rows:
+        where = f"ood.jsonl:{no}"
+        if set(o) != {"id", "query", "kind"}:
+            errors.append(f"{where}: fields must be exactly id, query, kind (got {sorted(o)})")
+            continue
+        if not (nonempty_str(o["id"]) and nonempty_str(o["query"])):
+            errors.append(f"{where}: id and query must be non-empty strings")
+        if o["kind"] != "ood":
+            errors.append(f"{where}: kind must be 'ood'")
+        ids[o["id"]] += 1
+    for i, c in ids.items():
+        if c > 1:
+            errors.append(f"ood.jsonl: id {i!r} used {c} times")
+    if len(rows) < MIN_OOD:
+        errors.append(f"ood.jsonl: {len(rows)} lines, want >= {MIN_OOD}")
+    return rows
+
+
+def main(argv):
+    docs = load_corpus()
+    if len(argv) == 3 and argv[1] == "--dump":
+        d = docs[argv[2]]
+        lines = (" ".join(l.split()) for l in d.raw.splitlines())
+        print(re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip())
+        print("\n--- headings ---")
+        print("\n".join(d.headings))
+        return 0
+    errors, warnings = [], []
+    if not docs:
+        errors.append("corpus: no documents")
+    rows, by_qid, per_doc = check_golden(docs, errors, warnings)
+    ood = check_ood(errors)
+
+    targets = [n for n in docs if n not in AUX]
+    kinds = Counter(docs[n].kind for n in targets)
+    size = sum((CORPUS / n).stat().st_size for n in targets)
+    print(f"corpus: {len(targets)} docs ({', '.join(f'{v} {k}' for k, v in sorted(kinds.items()))}), {size / 1024:.0f} KiB")
+    for name in targets:
+        print(f"  {per_doc[name]:2d} q  {name}")
+    print(f"golden: {len(rows)} lines, {len(by_qid)} qids")
+    print(f"ood:    {len(ood)} lines")
+    for w in warnings:
+        print(f"warning: {w}")
+    for e in errors:
+        print(f"ERROR: {e}")
+    print("OK" if not errors else f"FAILED: {len(errors)} violation(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,1 @@
+//! ragpipe-integration-tests

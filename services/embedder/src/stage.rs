@@ -1,0 +1,197 @@
+use ragpipe_core::{DeleteJob, DocStatus, EmbedJob, Job, PIPELINE_VERSION, Stage, point_id};
+use ragpipe_embed::Embedder;
+use ragpipe_queue::{Delivery, Queue, QueueError, Topic};
+use ragpipe_state::{BatchStats, Completion, StateStore};
+use ragpipe_vectors::{Bm25, ChunkPayload, Point, VectorStore};
+use std::future::Future;
+use std::sync::Arc;
+
+/// Everything one embedder worker talks to.
+pub struct EmbedStage {
+    pub state: Arc<dyn StateStore>,
+    pub queue: Arc<dyn Queue>,
+    pub vectors: Arc<dyn VectorStore>,
+    pub embedder: Arc<dyn Embedder>,
+    pub bm25: Arc<Bm25>,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Batch stored; `completed` when it finished its document.
+    Stored {
+        chunks: usize,
+        completed: bool,
+    },
+    /// Nothing to do: the job is for an older generation or a finished document.
+    Stale,
+    Deleted,
+    Failed(String),
+    Retry(String),
+}
+
+/// Consumes embed jobs until the queue closes or `shutdown` resolves.
+pub async fn run(
+    stage: Arc<EmbedStage>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), QueueError> {
+    let mut consumer = stage.queue.consume(Topic::Embed).await?;
+    tokio::pin!(shutdown);
+    loop {
+        let delivery = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            next = consumer.next() => match next {
+                Some(d) => d?,
+                None => return Ok(()),
+            },
+        };
+        stage.settle(delivery).await?;
+    }
+}
+
+impl EmbedStage {
+    async fn settle(&self, delivery: Delivery) -> Result<(), QueueError> {
+        let outcome = match Job::from_bytes(&delivery.payload) {
+            Ok(Job::Embed(job)) => self.embed(&job).await,
+            Ok(Job::Delete(job)) => self.delete(&job).await,
+            Ok(Job::Extract(_)) => return delivery.reject("extract job on the embed queue").await,
+            Err(reason) => return delivery.reject(reason).await,
+        };
+        match outcome {
+            Outcome::Retry(reason) => {
+                tracing::warn!(%reason, "embed job will be retried");
+                delivery.retry().await
+            }
+            _ => delivery.ack().await,
+        }
+    }
+
+    /// Stores one batch. Public so tests can deliver a job twice.
+    pub async fn embed(&self, job: &EmbedJob) -> Outcome {
+        let id = &job.document_id;
+        match self.state.get(id).await {
+            Ok(Some(doc))
+                if doc.generation == job.generation && doc.status == DocStatus::Embedding => {}
+            Ok(_) => return Outcome::Stale,
+            Err(e) => return Outcome::Retry(e.to_string()),
+        }
+        let texts: Vec<String> = job.chunks.iter().map(|c| c.text.clone()).collect();
+        let embedder = Arc::clone(&self.embedder);
+        let embedded = tokio::task::spawn_blocking(move || {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            embedder.embed(&refs)
+        })
+        .await;
+        let embeddings = match embedded {
+            Ok(Ok(e)) => e,
+            Ok(Err(e)) => return self.fail(job, Stage::Embed, e.to_string()).await,
+            Err(e) => {
+                return self
+                    .fail(job, Stage::Embed, format!("embedding panicked: {e}"))
+                    .await;
+            }
+        };
+        let points = job
+            .chunks
+            .iter()
+            .zip(embeddings.vectors)
+            .map(|(c, dense)| Point {
+                id: point_id(id, job.generation, c.index),
+                dense,
+                sparse: self.bm25.document(&c.text),
+                payload: ChunkPayload {
+                    document_id: id.to_string(),
+                    generation: job.generation,
+                    chunk_index: c.index,
+                    document: job.uri.clone(),
+                    title: job.title.clone(),
+                    section: c.section.join(" > "),
+                    kind: job.kind.as_str().into(),
+                    locator: c.locator.to_string(),
+                    content: c.content.clone(),
+                    text: c.text.clone(),
+                    tokens: c.tokens,
+                    model: self.embedder.model().into(),
+                    pipeline_version: PIPELINE_VERSION.into(),
+                },
+            })
+            .collect();
+        if let Err(e) = self.vectors.upsert(points).await {
+            return Outcome::Retry(e.to_string());
+        }
+        let stats = BatchStats {
+            chunks: job.chunks.len() as i64,
+            tokens: embeddings.tokens.iter().sum::<usize>() as i64,
+            header_tokens: job.chunks.iter().map(|c| i64::from(c.header_tokens)).sum(),
+            truncated: embeddings.truncated as i64,
+        };
+        let stored = match self
+            .state
+            .record_batch(id, job.generation, job.batch_index, stats)
+            .await
+        {
+            Ok(n) => n,
+            Err(e) => return Outcome::Retry(e.to_string()),
+        };
+        let completed = stored >= i64::from(job.batch_count);
+        if completed {
+            if let Some(retry) = self.complete(job).await {
+                return retry;
+            }
+        }
+        Outcome::Stored {
+            chunks: job.chunks.len(),
+            completed,
+        }
+    }
+
+    /// Finishes a generation: count in the store, commit state, drop old points.
+    async fn complete(&self, job: &EmbedJob) -> Option<Outcome> {
+        let id = &job.document_id;
+        let counted = match self.vectors.count(id, Some(job.generation)).await {
+            Ok(n) => n as i64,
+            Err(e) => return Some(Outcome::Retry(e.to_string())),
+        };
+        if counted != i64::from(job.chunk_count) {
+            let reason = format!(
+                "vector store holds {counted} points for this generation, expected {}",
+                job.chunk_count
+            );
+            return Some(self.fail(job, Stage::Store, reason).await);
+        }
+        let completion = Completion {
+            chunks_stored: counted,
+            model: self.embedder.model().into(),
+            dims: self.embedder.dims() as i64,
+            pipeline_version: PIPELINE_VERSION.into(),
+        };
+        if let Err(e) = self.state.complete(id, job.generation, &completion).await {
+            return Some(Outcome::Retry(e.to_string()));
+        }
+        // Older generations are deleted only once the new one is committed, so
+        // a search never finds a document with no points.
+        if let Err(e) = self.vectors.delete_document(id, Some(job.generation)).await {
+            return Some(Outcome::Retry(e.to_string()));
+        }
+        None
+    }
+
+    async fn delete(&self, job: &DeleteJob) -> Outcome {
+        match self.vectors.delete_document(&job.document_id, None).await {
+            Ok(()) => Outcome::Deleted,
+            Err(e) => Outcome::Retry(e.to_string()),
+        }
+    }
+
+    async fn fail(&self, job: &EmbedJob, stage: Stage, reason: String) -> Outcome {
+        tracing::info!(document = %job.document_id, %reason, "document failed");
+        match self
+            .state
+            .fail(&job.document_id, job.generation, stage, &reason)
+            .await
+        {
+            Ok(_) => Outcome::Failed(reason),
+            Err(e) => Outcome::Retry(e.to_string()),
+        }
+    }
+}

@@ -1,0 +1,201 @@
+use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
+use ragpipe_core::{
+    Chunk, ChunkMessage, Document, EmbedJob, ExtractJob, Job, SCHEMA_VERSION, Stage,
+};
+use ragpipe_extract::{EXTRACTOR_VERSION, ExtractError, detect, extract};
+use ragpipe_queue::{Delivery, Queue, Topic};
+use ragpipe_source::{ObjectSource, SourceError};
+use ragpipe_state::{Extracted, StateStore};
+use std::future::Future;
+use std::sync::Arc;
+
+/// Limits and sizes of the extractor stage.
+#[derive(Debug, Clone, Copy)]
+pub struct ExtractorConfig {
+    /// Largest object fetched, in bytes.
+    pub max_bytes: u64,
+    /// Chunks per embed job.
+    pub batch_size: usize,
+    pub chunking: ChunkConfig,
+}
+
+/// Everything one extractor worker talks to.
+pub struct Extractor {
+    pub source: Arc<dyn ObjectSource>,
+    pub state: Arc<dyn StateStore>,
+    pub queue: Arc<dyn Queue>,
+    pub counter: Arc<dyn TokenCounter>,
+    pub config: ExtractorConfig,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Chunks published (count), or nothing to do for a stale job (0).
+    Done(usize),
+    /// The document ended `failed` with this reason.
+    Failed(String),
+    /// A transient error; the job should be delivered again.
+    Retry(String),
+}
+
+/// Consumes extract jobs until the queue closes or `shutdown` resolves.
+pub async fn run(
+    ex: Arc<Extractor>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ragpipe_queue::QueueError> {
+    let mut consumer = ex.queue.consume(Topic::Extract).await?;
+    tokio::pin!(shutdown);
+    loop {
+        let delivery = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            next = consumer.next() => match next {
+                Some(d) => d?,
+                None => return Ok(()),
+            },
+        };
+        ex.settle(delivery).await?;
+    }
+}
+
+impl Extractor {
+    async fn settle(&self, delivery: Delivery) -> Result<(), ragpipe_queue::QueueError> {
+        let job = match Job::from_bytes(&delivery.payload) {
+            Ok(Job::Extract(job)) => job,
+            Ok(_) => return delivery.reject("not an extract job").await,
+            Err(reason) => return delivery.reject(reason).await,
+        };
+        match self.handle(&job).await {
+            Outcome::Retry(reason) => {
+                tracing::warn!(document = %job.document_id, %reason, "extract will be retried");
+                delivery.retry().await
+            }
+            outcome => {
+                tracing::debug!(document = %job.document_id, ?outcome, "extract settled");
+                delivery.ack().await
+            }
+        }
+    }
+
+    /// Processes one job. Public so tests can drive a job without a queue.
+    pub async fn handle(&self, job: &ExtractJob) -> Outcome {
+        let id = &job.document_id;
+        match self.state.begin_extract(id, job.generation).await {
+            Ok(true) => {}
+            Ok(false) => return Outcome::Done(0),
+            Err(e) => return Outcome::Retry(e.to_string()),
+        }
+        let bytes = match self.source.fetch(&job.key, self.config.max_bytes).await {
+            Ok(b) => b,
+            Err(e) if e.is_retryable() => return Outcome::Retry(e.to_string()),
+            Err(e) => return self.fail(job, Stage::Fetch, fetch_reason(&e)).await,
+        };
+        let hash = ragpipe_core::ids::content_hash(&bytes);
+        let (counter, cfg, key) = (
+            Arc::clone(&self.counter),
+            self.config.chunking,
+            job.key.clone(),
+        );
+        let cut =
+            tokio::task::spawn_blocking(move || -> Result<(Document, Vec<Chunk>), ExtractError> {
+                let kind = detect(&key, &bytes)?;
+                let doc = extract(kind, &key, &bytes)?;
+                let chunks = chunk_document(&doc, counter.as_ref(), &cfg);
+                Ok((doc, chunks))
+            })
+            .await;
+        let (doc, chunks) = match cut {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return self.fail(job, Stage::Extract, e.to_string()).await,
+            Err(e) => return self.fail(job, Stage::Extract, panic_reason(e)).await,
+        };
+        if chunks.is_empty() {
+            return self.fail(job, Stage::Chunk, "no text content".into()).await;
+        }
+        let batch_size = self.config.batch_size.max(1);
+        let batches = chunks.len().div_ceil(batch_size);
+        let extracted = Extracted {
+            kind: doc.kind,
+            title: doc.title.clone(),
+            content_hash: hash,
+            chunks: chunks.len() as i64,
+            batches: batches as i64,
+            extractor_version: EXTRACTOR_VERSION.into(),
+        };
+        // Record the expected totals before publishing, so the embedder that
+        // stores the last batch can always tell it was the last.
+        match self
+            .state
+            .set_extracted(id, job.generation, &extracted)
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return Outcome::Done(0),
+            Err(e) => return Outcome::Retry(e.to_string()),
+        }
+        for (i, group) in chunks.chunks(batch_size).enumerate() {
+            let msg = Job::Embed(EmbedJob {
+                schema_version: SCHEMA_VERSION,
+                document_id: id.clone(),
+                uri: job.uri.clone(),
+                title: doc.title.clone(),
+                kind: doc.kind,
+                generation: job.generation,
+                batch_index: i as u32,
+                batch_count: batches as u32,
+                chunk_count: chunks.len() as u32,
+                extractor_version: EXTRACTOR_VERSION.into(),
+                chunks: group.iter().map(to_message).collect(),
+            });
+            if let Err(e) = self.queue.publish(Topic::Embed, msg.to_bytes()).await {
+                return Outcome::Retry(e.to_string());
+            }
+        }
+        Outcome::Done(chunks.len())
+    }
+
+    async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> Outcome {
+        tracing::info!(document = %job.document_id, key = %job.key, %reason, "document failed");
+        match self
+            .state
+            .fail(&job.document_id, job.generation, stage, &reason)
+            .await
+        {
+            Ok(_) => Outcome::Failed(reason),
+            Err(e) => Outcome::Retry(e.to_string()),
+        }
+    }
+}
+
+fn to_message(c: &Chunk) -> ChunkMessage {
+    ChunkMessage {
+        index: c.index,
+        text: c.text.clone(),
+        content: c.content.clone(),
+        section: c.section.clone(),
+        locator: c.locator.clone(),
+        tokens: c.tokens,
+        header_tokens: c.header_tokens,
+    }
+}
+
+fn fetch_reason(e: &SourceError) -> String {
+    match e {
+        SourceError::TooLarge { .. } => e.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Turns a panic inside extraction into a failure reason an admin can read.
+fn panic_reason(e: tokio::task::JoinError) -> String {
+    if !e.is_panic() {
+        return "extraction was cancelled".into();
+    }
+    let payload = e.into_panic();
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("extraction panicked: {msg}")
+}

@@ -1,0 +1,120 @@
+//! `ragpipe bench embed`: embedding throughput on real chunks, printed as
+//! figures (never asserted). Chunks come from chunking a real folder with the
+//! production chunker, so lengths are the ones ingest embeds.
+
+use crate::cli::BenchEmbedArgs;
+use crate::embedded;
+use anyhow::Context;
+use ragpipe_chunking::{ChunkConfig, chunk_document};
+use ragpipe_config::Config;
+use ragpipe_embed::{Embedder, ModelVariant, OnnxEmbedder};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Forward-pass cost of all-MiniLM-L6-v2 per token: about 2 x 11M weights
+/// touched per token (6 layers of 384x384x4 attention + 384x1536x2 FFN).
+const FLOP_PER_TOKEN: f64 = 22e6;
+
+pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitCode> {
+    let texts = sample_chunks(&config, &args)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let tokenizer = embedded::load_tokenizer(&config)?;
+    let tokens: usize = texts
+        .iter()
+        .map(|t| tokenizer.encode(t).map(|e| e.ids.len()).unwrap_or(0))
+        .sum();
+    let mhz = cpu_mhz();
+    println!(
+        "machine: {cores} cores, {}",
+        mhz.map_or("unknown clock".into(), |m| format!("{m:.0} MHz"))
+    );
+    println!(
+        "workload: {} chunks from {}, {} word-pieces ({:.0} per chunk)",
+        texts.len(),
+        args.folder.display(),
+        tokens,
+        tokens as f64 / texts.len() as f64
+    );
+    println!(
+        "{:<6} {:>7} {:>6} {:>10} {:>10} {:>11} {:>9} {:>6}",
+        "model", "threads", "batch", "chunks/s", "ms/chunk", "tokens/s", "GFLOP/s", "util"
+    );
+    for variant in [ModelVariant::Fp32, ModelVariant::Int8] {
+        for threads in [1, 2] {
+            for batch in [1, 8, 32] {
+                let files = embedded::model_files(&config, variant)?;
+                let embedder = OnnxEmbedder::load(&files, threads, batch)?;
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                embedder.embed(&refs[..refs.len().min(batch)])?; // warm-up
+                let start = Instant::now();
+                for group in refs.chunks(batch) {
+                    embedder.embed(group)?;
+                }
+                let secs = start.elapsed().as_secs_f64();
+                let gflops = tokens as f64 * FLOP_PER_TOKEN / secs / 1e9;
+                // Peak: AVX2 FMA, 2 units x 8 fp32 lanes x 2 FLOP per cycle per core.
+                let util = mhz.map(|m| gflops / (threads as f64 * m * 1e6 * 32.0 / 1e9));
+                println!(
+                    "{:<6} {:>7} {:>6} {:>10.1} {:>10.2} {:>11.0} {:>9.1} {:>6}",
+                    variant.as_str(),
+                    threads,
+                    batch,
+                    texts.len() as f64 / secs,
+                    secs * 1000.0 / texts.len() as f64,
+                    tokens as f64 / secs,
+                    gflops,
+                    util.map_or("-".into(), |u| format!("{:.0}%", u * 100.0)),
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sample_chunks(config: &Config, args: &BenchEmbedArgs) -> anyhow::Result<Vec<String>> {
+    let tokenizer = embedded::load_tokenizer(config)?;
+    let cfg = ChunkConfig {
+        budget: config.chunking.budget,
+        contextual_header: config.chunking.contextual_header,
+    };
+    let mut texts = Vec::new();
+    for entry in walkdir::WalkDir::new(&args.folder).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("reading {}", args.folder.display()))?;
+        let name = entry.path().to_string_lossy().to_string();
+        let Ok(kind) = ragpipe_extract::detect(&name, &[]) else {
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(entry.path()) else {
+            continue;
+        };
+        let Ok(doc) = ragpipe_extract::extract(kind, &name, &bytes) else {
+            continue;
+        };
+        texts.extend(
+            chunk_document(&doc, tokenizer.as_ref(), &cfg)
+                .into_iter()
+                .map(|c| c.text),
+        );
+        if texts.len() >= args.chunks {
+            break;
+        }
+    }
+    texts.truncate(args.chunks);
+    anyhow::ensure!(
+        !texts.is_empty(),
+        "no chunkable documents in {}",
+        args.folder.display()
+    );
+    Ok(texts)
+}
+
+fn cpu_mhz() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|l| l.starts_with("cpu MHz"))?
+        .split(':')
+        .nth(1)?
+        .trim()
+        .parse()
+        .ok()
+}

@@ -1,0 +1,104 @@
+//! Command-line arguments.
+
+use clap::{Args, Parser, Subcommand};
+use ragpipe_config::Config;
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ragpipe",
+    version,
+    about = "Turn a folder of documents into a searchable, citable vector index"
+)]
+pub struct Cli {
+    /// Config file (default: ./ragpipe.toml if present).
+    #[arg(long, global = true, env = "RAGPIPE_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Data directory of the embedded index (default: ./.ragpipe).
+    #[arg(long, global = true)]
+    pub data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+impl Cli {
+    pub fn config(&self) -> anyhow::Result<Config> {
+        let mut config = Config::load(self.config.as_deref())?;
+        if let Some(dir) = &self.data_dir {
+            config.data_dir = dir.clone();
+        }
+        Ok(config)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Index a folder: new and changed files are (re)embedded, removed ones deleted.
+    Ingest(IngestArgs),
+    /// Search the index; every hit is cited with its document and locator.
+    Search(SearchArgs),
+    /// Counts by status, failures with reasons, stale documents, truncations.
+    Status(StatusArgs),
+    /// Every chunk of one document, with text, content, locator and tokens.
+    Chunks(ChunksArgs),
+    /// Measure speed.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// The folder to index.
+    pub folder: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Hide the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    pub query: String,
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+    /// Always list hits, even when the best one is too far to be an answer.
+    #[arg(long)]
+    pub no_threshold: bool,
+    /// Dense retrieval only (default: hybrid dense + BM25).
+    #[arg(long)]
+    pub dense_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChunksArgs {
+    /// A document path, URI or id.
+    pub document: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Embedding throughput at several batch sizes, thread counts and variants.
+    Embed(BenchEmbedArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchEmbedArgs {
+    /// Folder whose documents are chunked to get real chunks to embed.
+    #[arg(long, default_value = "samples")]
+    pub folder: PathBuf,
+    /// Chunks to embed per measurement.
+    #[arg(long, default_value_t = 64)]
+    pub chunks: usize,
+}

@@ -1,0 +1,62 @@
+//! Wiring of the embedded mode: SQLite state, qdrant-edge vectors and the
+//! ONNX embedder, all under one data directory.
+
+use anyhow::Context;
+use ragpipe_config::Config;
+use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
+use ragpipe_state::SqlStateStore;
+use ragpipe_vectors::{CollectionSpec, EdgeStore};
+use std::sync::Arc;
+
+pub fn model_files(config: &Config, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
+    Ok(ModelFiles::locate(
+        config.model.dir.as_deref(),
+        config.model.runtime.as_deref(),
+        variant,
+    )?)
+}
+
+pub fn variant(config: &Config) -> ModelVariant {
+    ModelVariant::parse(&config.model.variant).unwrap_or_default()
+}
+
+pub fn load_embedder(config: &Config) -> anyhow::Result<Arc<OnnxEmbedder>> {
+    let files = model_files(config, variant(config))?;
+    Ok(Arc::new(OnnxEmbedder::load(
+        &files,
+        config.model.threads,
+        config.model.batch_size,
+    )?))
+}
+
+pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>> {
+    let files = model_files(config, variant(config))?;
+    Ok(Arc::new(WordPieceTokenizer::from_file(
+        &files.tokenizer,
+        256,
+    )?))
+}
+
+pub async fn open_state(config: &Config) -> anyhow::Result<Arc<SqlStateStore>> {
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("creating {}", config.data_dir.display()))?;
+    let url = format!("sqlite://{}", config.data_dir.join("state.db").display());
+    Ok(Arc::new(SqlStateStore::connect(&url).await?))
+}
+
+/// The collection this build writes and searches: sealed to model, dims and
+/// pipeline version.
+pub fn collection(embedder: &dyn Embedder) -> CollectionSpec {
+    CollectionSpec {
+        model: embedder.model().to_string(),
+        dims: embedder.dims(),
+        pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
+    }
+}
+
+pub fn open_vectors(config: &Config, spec: &CollectionSpec) -> anyhow::Result<Arc<EdgeStore>> {
+    Ok(Arc::new(EdgeStore::open(
+        &config.data_dir.join("vectors"),
+        spec,
+    )?))
+}

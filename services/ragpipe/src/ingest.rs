@@ -1,0 +1,259 @@
+//! `ragpipe ingest <folder>`: the whole pipeline in one process. The same
+//! coordinator, extractor and embedder `run` functions as the distributed
+//! services, wired to a bounded in-memory queue, SQLite and qdrant-edge.
+
+use crate::cli::IngestArgs;
+use crate::embedded;
+use indicatif::{ProgressBar, ProgressStyle};
+use ragpipe_chunking::ChunkConfig;
+use ragpipe_config::Config;
+use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
+use ragpipe_core::DocStatus;
+use ragpipe_embedder::EmbedStage;
+use ragpipe_extractor::{Extractor, ExtractorConfig};
+use ragpipe_queue::{MemoryQueue, Topic};
+use ragpipe_source::FolderSource;
+use ragpipe_state::StateStore;
+use ragpipe_vectors::{Bm25, VectorStore};
+use serde::Serialize;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What an ingest run did, printed at the end.
+#[derive(Debug, Serialize)]
+struct Summary {
+    sync: SyncReport,
+    indexed: i64,
+    failed: Vec<Failure>,
+    chunks_stored: i64,
+    truncated: i64,
+    seconds: f64,
+    chunks_per_second: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Failure {
+    document: String,
+    stage: String,
+    reason: String,
+}
+
+pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let embedder = embedded::load_embedder(&config)?;
+    let tokenizer = embedded::load_tokenizer(&config)?;
+    let state = embedded::open_state(&config).await?;
+    let spec = embedded::collection(embedder.as_ref());
+    let vectors = embedded::open_vectors(&config, &spec)?;
+    let source = Arc::new(FolderSource::new(&args.folder)?);
+    let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity));
+    let chunks_before = total_chunks(state.as_ref()).await?;
+
+    let extractor = Arc::new(Extractor {
+        source: source.clone(),
+        state: state.clone(),
+        queue: queue.clone(),
+        counter: tokenizer,
+        config: ExtractorConfig {
+            max_bytes: config.limits.max_file_bytes,
+            batch_size: config.workers.embed_batch,
+            chunking: ChunkConfig {
+                budget: config.chunking.budget,
+                contextual_header: config.chunking.contextual_header,
+            },
+        },
+    });
+    let stage = Arc::new(EmbedStage {
+        state: state.clone(),
+        queue: queue.clone(),
+        vectors: vectors.clone(),
+        embedder: embedder.clone(),
+        bm25: Arc::new(Bm25::english()),
+    });
+    let extractors: Vec<_> = (0..config.workers.extractors)
+        .map(|_| {
+            tokio::spawn(ragpipe_extractor::run(
+                extractor.clone(),
+                std::future::pending(),
+            ))
+        })
+        .collect();
+    let embedders: Vec<_> = (0..config.workers.embedders)
+        .map(|_| tokio::spawn(ragpipe_embedder::run(stage.clone(), std::future::pending())))
+        .collect();
+
+    let progress = Progress::start(state.clone(), args.quiet || args.json);
+    let opts = SyncOptions {
+        resume_pending: true,
+    };
+    let report = sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await;
+    // Close the queues in pipeline order so every stage drains before it stops,
+    // even when the sync failed half-way.
+    queue.close(Topic::Extract);
+    for task in extractors {
+        task.await??;
+    }
+    queue.close(Topic::Embed);
+    for task in embedders {
+        task.await??;
+    }
+    progress.finish().await;
+    let report = report?;
+
+    let chunks_after = total_chunks(state.as_ref()).await?;
+    if report.enqueued() + report.deleted > 0 {
+        // qdrant-edge never optimises on its own: merge segments and build the
+        // HNSW index once per run, after the bulk writes.
+        vectors.optimize().await?;
+    }
+    let summary = summarize(
+        state.as_ref(),
+        report,
+        started.elapsed(),
+        chunks_after - chunks_before,
+    )
+    .await?;
+    print_summary(&summary, args.json)?;
+    Ok(if summary.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+async fn total_chunks(state: &dyn StateStore) -> anyhow::Result<i64> {
+    let counts = state.counts().await?;
+    Ok(counts
+        .iter()
+        .filter(|(s, _)| *s == DocStatus::Indexed)
+        .map(|(_, c)| c.chunks)
+        .sum())
+}
+
+async fn summarize(
+    state: &dyn StateStore,
+    sync: SyncReport,
+    elapsed: Duration,
+    new_chunks: i64,
+) -> anyhow::Result<Summary> {
+    let counts = state.counts().await?;
+    let get = |s: DocStatus| {
+        counts
+            .iter()
+            .find(|(st, _)| *st == s)
+            .map(|(_, c)| *c)
+            .unwrap_or_default()
+    };
+    let failed = state
+        .list(Some(DocStatus::Failed))
+        .await?
+        .into_iter()
+        .map(|d| Failure {
+            document: d.uri,
+            stage: d.failure_stage.map_or("-", |s| s.as_str()).to_string(),
+            reason: d.failure_reason.unwrap_or_default(),
+        })
+        .collect();
+    let seconds = elapsed.as_secs_f64();
+    Ok(Summary {
+        sync,
+        indexed: get(DocStatus::Indexed).documents,
+        failed,
+        chunks_stored: get(DocStatus::Indexed).chunks,
+        truncated: get(DocStatus::Indexed).truncated,
+        seconds,
+        chunks_per_second: new_chunks.max(0) as f64 / seconds.max(1e-9),
+    })
+}
+
+fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(s)?);
+        return Ok(());
+    }
+    let r = &s.sync;
+    println!(
+        "listed {} files: {} new, {} changed, {} resumed, {} unchanged, {} deleted",
+        r.listed, r.new, r.changed, r.resumed, r.unchanged, r.deleted
+    );
+    println!(
+        "{} documents indexed, {} chunks in the index; {:.1}s ({:.1} new chunks/s)",
+        s.indexed, s.chunks_stored, s.seconds, s.chunks_per_second
+    );
+    if s.truncated > 0 {
+        println!(
+            "warning: {} chunks were longer than the model window and truncated",
+            s.truncated
+        );
+    }
+    if !s.failed.is_empty() {
+        println!("{} documents failed:", s.failed.len());
+        for f in &s.failed {
+            println!("  {}  [{}] {}", f.document, f.stage, f.reason);
+        }
+    }
+    Ok(())
+}
+
+/// A progress bar fed by polling document state: the state store is the
+/// truth, so the bar can never claim progress that was not committed.
+struct Progress {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Progress {
+    fn start(state: Arc<ragpipe_state::SqlStateStore>, hidden: bool) -> Self {
+        let (stop, mut stopped) = tokio::sync::oneshot::channel();
+        let bar = if hidden {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(0)
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} documents  {msg}",
+            )
+            .expect("static template"),
+        );
+        let started = Instant::now();
+        let task = tokio::spawn(async move {
+            loop {
+                if let Ok(counts) = state.counts().await {
+                    let get = |s: DocStatus| {
+                        counts
+                            .iter()
+                            .find(|(st, _)| *st == s)
+                            .map(|(_, c)| *c)
+                            .unwrap_or_default()
+                    };
+                    let done = get(DocStatus::Indexed).documents + get(DocStatus::Failed).documents;
+                    let pending: i64 = counts
+                        .iter()
+                        .filter(|(s, _)| s.is_pending())
+                        .map(|(_, c)| c.documents)
+                        .sum();
+                    bar.set_length((done + pending) as u64);
+                    bar.set_position(done as u64);
+                    let chunks = get(DocStatus::Indexed).chunks;
+                    bar.set_message(format!(
+                        "{chunks} chunks, {:.0} chunks/s",
+                        chunks as f64 / started.elapsed().as_secs_f64()
+                    ));
+                }
+                tokio::select! {
+                    _ = &mut stopped => break,
+                    _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                }
+            }
+            bar.finish_and_clear();
+        });
+        Progress { stop, task }
+    }
+
+    async fn finish(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
+}

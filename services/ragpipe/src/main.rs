@@ -1,0 +1,50 @@
+//! `ragpipe`: the one command users install. This file only parses
+//! arguments, sets up logging and dispatches; the work lives in the stage
+//! libraries, wired to embedded adapters in `embedded.rs`.
+
+mod bench;
+mod chunks;
+mod cli;
+mod embedded;
+mod ingest;
+mod search;
+mod status;
+
+use clap::Parser;
+use cli::{BenchCommand, Cli, Command};
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    // Behave like a Unix tool when piped into `head`: exit quietly on a
+    // closed stdout instead of panicking in `println!`.
+    // SAFETY: called first thing in main, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RAGPIPE_LOG")
+                .unwrap_or_else(|_| "warn,qdrant_edge=error".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = async {
+        let config = cli.config()?;
+        match cli.command {
+            Command::Ingest(args) => ingest::run(config, args).await,
+            Command::Search(args) => search::run(config, args).await,
+            Command::Status(args) => status::run(config, args).await,
+            Command::Chunks(args) => chunks::run(config, args).await,
+            Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
+        }
+    }
+    .await;
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `ragpipe search`: hybrid retrieval with cited hits.
+
+use crate::cli::SearchArgs;
+use crate::embedded;
+use ragpipe_config::Config;
+use ragpipe_embed::Embedder;
+use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
+use ragpipe_vectors::{Bm25, VectorStore};
+use serde::Serialize;
+use std::process::ExitCode;
+
+#[derive(Debug, Serialize)]
+struct Output {
+    query: String,
+    abstained: bool,
+    threshold: Option<f32>,
+    hits: Vec<HitOut>,
+}
+
+#[derive(Debug, Serialize)]
+struct HitOut {
+    rank: usize,
+    document: String,
+    title: String,
+    section: String,
+    kind: String,
+    locator: String,
+    content: String,
+    distance: f32,
+    score: f32,
+}
+
+pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
+    let embedder = embedded::load_embedder(&config)?;
+    let spec = embedded::collection(embedder.as_ref());
+    let vectors = embedded::open_vectors(&config, &spec)?;
+    let query = args.query.clone();
+    let e = embedder.clone();
+    let vector = tokio::task::spawn_blocking(move || e.embed(&[query.as_str()]))
+        .await??
+        .vectors
+        .remove(0);
+    let threshold = (!args.no_threshold).then_some(config.search.threshold);
+    let dense_only = args.dense_only || config.search.mode == "dense";
+    let opts = SearchOptions {
+        top_k: args.top_k.unwrap_or(config.search.top_k),
+        mode: if dense_only {
+            Mode::Dense
+        } else {
+            Mode::Hybrid
+        },
+        rrf_k: config.search.rrf_k,
+        threshold,
+    };
+    let answer = retrieval::search(
+        vectors.as_ref() as &dyn VectorStore,
+        &Bm25::english(),
+        &vector,
+        &args.query,
+        &opts,
+    )
+    .await?;
+    let out = Output {
+        query: args.query,
+        abstained: answer.abstained,
+        threshold,
+        hits: answer
+            .hits
+            .into_iter()
+            .map(|h| HitOut {
+                rank: h.rank,
+                document: h.payload.document,
+                title: h.payload.title,
+                section: h.payload.section,
+                kind: h.payload.kind,
+                locator: h.payload.locator,
+                content: h.payload.content,
+                distance: h.distance,
+                score: h.score,
+            })
+            .collect(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_text(&out);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_text(out: &Output) {
+    if out.abstained {
+        println!(
+            "no answer: nothing in the index is close enough to {:?} (cosine distance threshold {:.2}; --no-threshold lists hits anyway)",
+            out.query,
+            out.threshold.unwrap_or_default()
+        );
+        return;
+    }
+    if out.hits.is_empty() {
+        println!("no hits: the index is empty (run `ragpipe ingest <folder>` first)");
+        return;
+    }
+    for h in &out.hits {
+        let place = if h.section.is_empty() {
+            h.title.clone()
+        } else {
+            format!("{} > {}", h.title, h.section)
+        };
+        println!("{}. {place}", h.rank);
+        println!(
+            "   {}{}   (distance {:.3}, score {:.4})",
+            h.document, h.locator, h.distance, h.score
+        );
+        println!("   \"{}\"", excerpt(&h.content, 320));
+        println!();
+    }
+}
+
+/// The first `max` characters of a chunk, on one line.
+fn excerpt(content: &str, max: usize) -> String {
+    let flat = content.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}

@@ -1,0 +1,118 @@
+//! `ragpipe status`: what the index holds, what failed and why, what is stale.
+
+use crate::cli::StatusArgs;
+use crate::embedded;
+use ragpipe_config::Config;
+use ragpipe_core::{DocStatus, PIPELINE_VERSION};
+use ragpipe_embed::{MODEL_NAME, ModelVariant};
+use ragpipe_state::StateStore;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+#[derive(Debug, Serialize)]
+struct Output {
+    documents: BTreeMap<&'static str, i64>,
+    chunks: i64,
+    tokens: i64,
+    header_tokens: i64,
+    truncated: i64,
+    failed: Vec<Entry>,
+    stale: Vec<Entry>,
+    model: String,
+    pipeline_version: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct Entry {
+    document: String,
+    id: String,
+    detail: String,
+}
+
+pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
+    let state = embedded::open_state(&config).await?;
+    let model = match embedded::variant(&config) {
+        ModelVariant::Fp32 => MODEL_NAME.to_string(),
+        ModelVariant::Int8 => format!("{MODEL_NAME}-int8"),
+    };
+    let counts = state.counts().await?;
+    let mut documents: BTreeMap<&'static str, i64> =
+        DocStatus::ALL.iter().map(|s| (s.as_str(), 0)).collect();
+    for (s, c) in &counts {
+        documents.insert(s.as_str(), c.documents);
+    }
+    let indexed = counts
+        .iter()
+        .find(|(s, _)| *s == DocStatus::Indexed)
+        .map(|(_, c)| *c)
+        .unwrap_or_default();
+    let failed = state
+        .list(Some(DocStatus::Failed))
+        .await?
+        .into_iter()
+        .map(|d| Entry {
+            detail: format!(
+                "[{}] {}",
+                d.failure_stage.map_or("-", |s| s.as_str()),
+                d.failure_reason.unwrap_or_default()
+            ),
+            document: d.uri,
+            id: d.id.to_string(),
+        })
+        .collect();
+    let stale = state
+        .list(Some(DocStatus::Indexed))
+        .await?
+        .into_iter()
+        .filter(|d| d.is_stale(&model, PIPELINE_VERSION))
+        .map(|d| Entry {
+            detail: format!(
+                "indexed with {} / pipeline {}",
+                d.model.as_deref().unwrap_or("?"),
+                d.pipeline_version.as_deref().unwrap_or("?")
+            ),
+            document: d.uri,
+            id: d.id.to_string(),
+        })
+        .collect();
+    let out = Output {
+        documents,
+        chunks: indexed.chunks,
+        tokens: indexed.tokens,
+        header_tokens: indexed.header_tokens,
+        truncated: indexed.truncated,
+        failed,
+        stale,
+        model,
+        pipeline_version: PIPELINE_VERSION,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let line: Vec<String> = out
+        .documents
+        .iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect();
+    println!("documents: {}", line.join(", "));
+    println!(
+        "chunks: {} ({} tokens embedded, {} on headers)",
+        out.chunks, out.tokens, out.header_tokens
+    );
+    println!("truncated chunks: {}", out.truncated);
+    println!(
+        "model: {}, pipeline version {}",
+        out.model, out.pipeline_version
+    );
+    for (title, list) in [("failed", &out.failed), ("stale", &out.stale)] {
+        if !list.is_empty() {
+            println!("{title} ({}):", list.len());
+            for e in list {
+                println!("  {}  {}", e.document, e.detail);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,46 @@
+//! Type-aware chunkers: pure functions from a canonical [`Document`] to
+//! [`Chunk`]s. Every chunk's `content` is a verbatim slice of the document's
+//! text found by offset, its `text` is a contextual header plus that content,
+//! and its size is measured with the embedding model's own tokenizer so it
+//! never exceeds the model window.
+
+mod header;
+mod pack;
+mod prose;
+mod split;
+
+use ragpipe_core::{Chunk, Document};
+
+pub use header::header_for;
+
+/// Counts word-pieces the way the embedding model will. Implemented by the
+/// embedder's tokenizer; chunkers never guess sizes from characters.
+pub trait TokenCounter: Send + Sync {
+    /// Word-pieces of `text` without the model's special tokens.
+    fn count(&self, text: &str) -> usize;
+    /// Special tokens the model adds around every input (`[CLS]`, `[SEP]`).
+    fn special_tokens(&self) -> usize;
+}
+
+/// Limits for cutting chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkConfig {
+    /// Target size of a chunk's `text` in word-pieces, specials and header included.
+    pub budget: usize,
+    /// Whether `text` starts with the `Title > Section` header.
+    pub contextual_header: bool,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig {
+            budget: 256,
+            contextual_header: true,
+        }
+    }
+}
+
+/// Cuts a document into chunks with the chunker its structure calls for.
+pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
+    prose::chunk(doc, counter, cfg)
+}

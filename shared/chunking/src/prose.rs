@@ -1,0 +1,110 @@
+//! The prose chunker (HTML, Markdown, text, PDF pages, transcripts): a chunk
+//! never spans two sections or two pages, never cuts inside a paragraph that
+//! fits, and splits an oversized paragraph only at sentence boundaries.
+
+use crate::pack::{self, Context, Unit};
+use crate::split::{Grain, units_for};
+use crate::{ChunkConfig, TokenCounter, header_for};
+use ragpipe_core::{BlockKind, Chunk, Document};
+
+pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    let mut path: Vec<(u8, String)> = Vec::new();
+    let mut section = Section::default();
+    for block in &doc.blocks {
+        if section.page != block.page && !section.is_empty() {
+            section.flush(doc, &path, counter, cfg, &mut out);
+        }
+        section.page = block.page;
+        match block.kind {
+            BlockKind::Heading { level } => {
+                section.flush(doc, &path, counter, cfg, &mut out);
+                while path.last().is_some_and(|(l, _)| *l >= level) {
+                    path.pop();
+                }
+                let name = doc
+                    .slice(block)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                path.push((level, name));
+            }
+            BlockKind::Paragraph | BlockKind::ListItem => {
+                section.blocks.push((block.range.clone(), Grain::Sentences))
+            }
+            BlockKind::Code => section.blocks.push((block.range.clone(), Grain::Lines)),
+        }
+    }
+    section.flush(doc, &path, counter, cfg, &mut out);
+    out
+}
+
+/// The body blocks collected since the last heading or page break.
+#[derive(Default)]
+struct Section {
+    blocks: Vec<(std::ops::Range<usize>, Grain)>,
+    page: Option<u32>,
+}
+
+impl Section {
+    fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    fn flush(
+        &mut self,
+        doc: &Document,
+        path: &[(u8, String)],
+        counter: &dyn TokenCounter,
+        cfg: &ChunkConfig,
+        out: &mut Vec<Chunk>,
+    ) {
+        if self.blocks.is_empty() {
+            return;
+        }
+        let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
+        let (header, header_tokens) = fit_header(&doc.title, &names, counter, cfg);
+        let room = cfg
+            .budget
+            .saturating_sub(counter.special_tokens() + header_tokens)
+            .max(1);
+        let units: Vec<Unit> = self
+            .blocks
+            .drain(..)
+            .flat_map(|(range, grain)| units_for(&doc.text, range, grain, room, counter))
+            .collect();
+        let ctx = Context {
+            section: &names,
+            header: &header,
+            page: self.page,
+        };
+        pack::emit(doc, &units, room, &ctx, counter, cfg, out);
+    }
+}
+
+/// The header for a section, shortened when a deep or long heading path would
+/// eat more than a quarter of the budget: first to title and innermost
+/// section, then to nothing. Returns the header and the tokens it costs in
+/// `text` (its own plus the blank line, which costs none).
+fn fit_header(
+    title: &str,
+    names: &[String],
+    counter: &dyn TokenCounter,
+    cfg: &ChunkConfig,
+) -> (String, usize) {
+    if !cfg.contextual_header {
+        return (String::new(), 0);
+    }
+    let limit = cfg.budget / 4;
+    let full = header_for(title, names);
+    let tokens = counter.count(&full);
+    if tokens <= limit {
+        return (full, tokens);
+    }
+    let short = header_for(title, names.last().map(std::slice::from_ref).unwrap_or(&[]));
+    let tokens = counter.count(&short);
+    if tokens <= limit {
+        return (short, tokens);
+    }
+    (String::new(), 0)
+}

@@ -1,0 +1,112 @@
+//! Splitting a block that is larger than the budget: prose at sentence
+//! boundaries, code at line boundaries, and only a single sentence or line
+//! that is itself too large at word boundaries.
+
+use crate::TokenCounter;
+use crate::pack::Unit;
+use std::ops::Range;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// How a block may be cut when it does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grain {
+    Sentences,
+    Lines,
+}
+
+/// Turns the block at `range` of `text` into units that each fit `room`.
+/// A block that fits is returned whole.
+pub(crate) fn units_for(
+    text: &str,
+    range: Range<usize>,
+    grain: Grain,
+    room: usize,
+    counter: &dyn TokenCounter,
+) -> Vec<Unit> {
+    let tokens = counter.count(&text[range.clone()]);
+    if tokens <= room {
+        return vec![Unit { range, tokens }];
+    }
+    let pieces = match grain {
+        Grain::Sentences => sentences(text, range),
+        Grain::Lines => lines(text, range),
+    };
+    let mut units = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let tokens = counter.count(&text[piece.clone()]);
+        if tokens <= room {
+            units.push(Unit {
+                range: piece,
+                tokens,
+            });
+        } else {
+            units.extend(words(text, piece, room, counter));
+        }
+    }
+    units
+}
+
+/// Sentence ranges (UAX #29) inside `range`, trimmed of surrounding whitespace.
+fn sentences(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let base = range.start;
+    text[range]
+        .split_sentence_bound_indices()
+        .filter_map(|(i, s)| trimmed(base + i, s))
+        .collect()
+}
+
+/// Non-empty line ranges inside `range`, trimmed at the end.
+fn lines(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = range.start;
+    for line in text[range].split_inclusive('\n') {
+        let trimmed_len = line.trim_end().len();
+        if trimmed_len > 0 {
+            out.push(at..at + trimmed_len);
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// Last resort for a single sentence or line over `room`: consecutive words
+/// (UAX #29 word boundaries) grouped greedily, cutting only between words.
+fn words(text: &str, range: Range<usize>, room: usize, counter: &dyn TokenCounter) -> Vec<Unit> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut end = range.start;
+    let mut used = 0;
+    for (i, w) in text[range.clone()].split_word_bound_indices() {
+        let at = range.start + i;
+        if w.trim().is_empty() {
+            continue;
+        }
+        let t = counter.count(w);
+        if let Some(s) = start {
+            if used + t > room {
+                out.push(Unit {
+                    range: s..end,
+                    tokens: used,
+                });
+                start = None;
+                used = 0;
+            }
+        }
+        start.get_or_insert(at);
+        used += t;
+        end = at + w.len();
+    }
+    if let Some(s) = start {
+        out.push(Unit {
+            range: s..end,
+            tokens: used,
+        });
+    }
+    out
+}
+
+fn trimmed(at: usize, s: &str) -> Option<Range<usize>> {
+    let lead = s.len() - s.trim_start().len();
+    let body = s.trim();
+    (!body.is_empty()).then(|| at + lead..at + lead + body.len())
+}

@@ -1,0 +1,103 @@
+//! Markdown through pulldown-cmark: headings open sections, fenced and
+//! indented code stay whole and verbatim, inline markup is reduced to its
+//! text. Raw HTML and front matter are not prose and are dropped.
+
+use crate::{TextBuilder, fallback_title};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use ragpipe_core::{BlockKind, Document, Kind};
+
+pub(crate) fn extract(name: &str, source: &str) -> Document {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_TASKLISTS;
+    let mut b = TextBuilder::new();
+    let mut title: Option<String> = None;
+    let mut in_h1 = false;
+    let mut in_code = false;
+    let mut in_metadata = false;
+    for event in Parser::new_ext(source, options) {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                in_h1 = level == HeadingLevel::H1 && title.is_none();
+                if in_h1 {
+                    title = Some(String::new());
+                }
+                b.start(BlockKind::Heading { level: level as u8 });
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                in_h1 = false;
+                b.finish();
+            }
+            Event::Start(Tag::Paragraph) => {
+                // A paragraph inside a list item continues the item.
+                if !b.is_open() {
+                    b.start(BlockKind::Paragraph);
+                }
+            }
+            Event::Start(Tag::Item) => b.start(BlockKind::ListItem),
+            Event::Start(Tag::TableRow | Tag::TableHead) => b.start(BlockKind::Paragraph),
+            Event::Start(Tag::TableCell) if b.is_open() => b.inline(" | "),
+            Event::Start(Tag::CodeBlock(_)) => {
+                in_code = true;
+                b.start(BlockKind::Code);
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                in_code = false;
+                b.finish();
+            }
+            Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
+            Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Item
+                | TagEnd::TableRow
+                | TagEnd::TableHead
+                | TagEnd::BlockQuote(_),
+            ) => b.finish(),
+            Event::Text(t) if in_metadata => drop(t),
+            Event::Text(t) if in_code => b.raw(&t),
+            Event::Text(t) | Event::Code(t) => {
+                if in_h1 {
+                    title.get_or_insert_default().push_str(&t);
+                }
+                b.inline(&t);
+            }
+            Event::SoftBreak => b.inline(" "),
+            Event::HardBreak => b.line_break(),
+            Event::TaskListMarker(done) => b.inline(if done { "[x] " } else { "[ ] " }),
+            _ => {}
+        }
+    }
+    let title = title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| fallback_title(name));
+    b.build(title, Kind::Markdown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structure_and_inline_markup() {
+        let src = "---\nauthor: x\n---\n# Guide\n\nRun `cargo build` *now*.\nThen rest.\n\n## Install\n\n- one\n- two\n\n```rust\nfn main() {\n\n    go();\n}\n```\n";
+        let doc = extract("guide.md", src);
+        let texts: Vec<(&BlockKind, &str)> =
+            doc.blocks.iter().map(|b| (&b.kind, doc.slice(b))).collect();
+        assert_eq!(doc.title, "Guide");
+        assert_eq!(
+            texts,
+            [
+                (&BlockKind::Heading { level: 1 }, "Guide"),
+                (&BlockKind::Paragraph, "Run cargo build now. Then rest."),
+                (&BlockKind::Heading { level: 2 }, "Install"),
+                (&BlockKind::ListItem, "one"),
+                (&BlockKind::ListItem, "two"),
+                (&BlockKind::Code, "fn main() {\n\n    go();\n}"),
+            ]
+        );
+    }
+}

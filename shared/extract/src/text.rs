@@ -1,0 +1,103 @@
+//! Plain text: decoding bytes to a string, and paragraphs at blank lines.
+
+use crate::{ExtractError, fallback_title};
+use ragpipe_core::{Block, BlockKind, Document, Kind};
+
+/// Decodes text bytes: UTF-8 (BOM stripped), UTF-16 with a BOM, else Latin-1,
+/// which maps every byte and so never fails on legacy 8-bit files. Bytes with
+/// NULs outside UTF-16 are binary, not text. Line endings become `\n`.
+pub(crate) fn decode(bytes: &[u8]) -> Result<String, ExtractError> {
+    let text = if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        String::from_utf8_lossy(rest).into_owned()
+    } else if let Some(units) = utf16(bytes) {
+        String::from_utf16_lossy(&units)
+    } else if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Err(ExtractError::NotText("binary content (NUL bytes)".into()));
+    } else {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s.to_string(),
+            Err(_) => bytes.iter().map(|&b| b as char).collect(),
+        }
+    };
+    Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+fn utf16(bytes: &[u8]) -> Option<Vec<u16>> {
+    let (le, rest) = match bytes {
+        [0xFF, 0xFE, rest @ ..] => (true, rest),
+        [0xFE, 0xFF, rest @ ..] => (false, rest),
+        _ => return None,
+    };
+    let pair = |c: &[u8]| {
+        if le {
+            u16::from_le_bytes([c[0], c[1]])
+        } else {
+            u16::from_be_bytes([c[0], c[1]])
+        }
+    };
+    Some(rest.chunks_exact(2).map(pair).collect())
+}
+
+/// Plain text: the decoded text is the canonical text; paragraphs are runs of
+/// non-blank lines.
+pub(crate) fn extract(name: &str, text: &str) -> Document {
+    let mut blocks = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut end = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim().is_empty() {
+            if let Some(s) = start.take() {
+                blocks.push(Block {
+                    kind: BlockKind::Paragraph,
+                    range: s..end,
+                    page: None,
+                });
+            }
+        } else {
+            let lead = line.len() - line.trim_start().len();
+            start.get_or_insert(at + lead);
+            end = at + line.trim_end().len();
+        }
+        at += line.len();
+    }
+    if let Some(s) = start {
+        blocks.push(Block {
+            kind: BlockKind::Paragraph,
+            range: s..end,
+            page: None,
+        });
+    }
+    Document {
+        title: fallback_title(name),
+        kind: Kind::Text,
+        text: text.to_string(),
+        blocks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paragraphs_split_at_blank_lines() {
+        let doc = extract(
+            "notes.txt",
+            &decode(b"First line\r\nstill first.\r\n\r\n  Second.\n\n\n").unwrap(),
+        );
+        let texts: Vec<&str> = doc.blocks.iter().map(|b| doc.slice(b)).collect();
+        assert_eq!(texts, ["First line\nstill first.", "Second."]);
+        assert_eq!(doc.title, "notes");
+    }
+
+    #[test]
+    fn binary_is_refused_and_latin1_decodes() {
+        assert!(matches!(
+            decode(b"\x7fELF\0\0\x01"),
+            Err(ExtractError::NotText(_))
+        ));
+        assert_eq!(decode(b"caf\xe9").unwrap(), "café");
+        assert_eq!(decode(b"\xff\xfeh\0i\0").unwrap(), "hi");
+    }
+}

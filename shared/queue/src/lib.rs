@@ -1,0 +1,112 @@
+//! The `Queue` port: at-least-once delivery of job messages between stages.
+//!
+//! A consumer receives [`Delivery`]s and must settle each one: `ack` after the
+//! state change it caused has committed, `retry` to have it delivered again,
+//! or `reject` for a poison message. A message that is never settled (the
+//! worker died) is delivered again. The embedded adapter keeps messages in
+//! memory with a bound (backpressure); the distributed one uses RabbitMQ.
+
+mod memory;
+
+pub use memory::MemoryQueue;
+
+use async_trait::async_trait;
+
+/// The queues of the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// Coordinator -> extractor.
+    Extract,
+    /// Extractor -> embedder (embed batches and deletes).
+    Embed,
+}
+
+impl Topic {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Topic::Extract => "ragpipe.extract",
+            Topic::Embed => "ragpipe.embed",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    #[error("queue {0} is closed")]
+    Closed(&'static str),
+    #[error("queue connection: {0}")]
+    Connection(String),
+}
+
+impl QueueError {
+    /// Whether trying again later can succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, QueueError::Connection(_))
+    }
+}
+
+/// How a delivery was settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settle {
+    Ack,
+    /// Deliver again later (transient failure).
+    Retry,
+    /// Never deliver again (poison); the reason is kept for the dead-letter record.
+    Reject(String),
+}
+
+/// Settles one delivery on the adapter that produced it.
+#[async_trait]
+pub trait Acker: Send + Sync {
+    async fn settle(&self, how: Settle) -> Result<(), QueueError>;
+}
+
+/// One received message.
+pub struct Delivery {
+    pub payload: Vec<u8>,
+    /// How many times this message was delivered before (0 on first delivery).
+    pub redeliveries: u32,
+    acker: Box<dyn Acker>,
+}
+
+impl Delivery {
+    pub fn new(payload: Vec<u8>, redeliveries: u32, acker: Box<dyn Acker>) -> Self {
+        Delivery {
+            payload,
+            redeliveries,
+            acker,
+        }
+    }
+
+    pub async fn ack(self) -> Result<(), QueueError> {
+        self.acker.settle(Settle::Ack).await
+    }
+
+    pub async fn retry(self) -> Result<(), QueueError> {
+        self.acker.settle(Settle::Retry).await
+    }
+
+    pub async fn reject(self, reason: impl Into<String>) -> Result<(), QueueError> {
+        self.acker.settle(Settle::Reject(reason.into())).await
+    }
+}
+
+/// A stream of deliveries from one topic.
+#[async_trait]
+pub trait Consumer: Send {
+    /// The next delivery; `None` once the queue is closed and drained (the
+    /// embedded queue closes when its producers are done; a broker queue never
+    /// closes on its own).
+    async fn next(&mut self) -> Option<Result<Delivery, QueueError>>;
+}
+
+/// Publishes and consumes job messages.
+#[async_trait]
+pub trait Queue: Send + Sync {
+    /// Publishes durably: when this returns `Ok`, the message will be delivered.
+    async fn publish(&self, topic: Topic, payload: Vec<u8>) -> Result<(), QueueError>;
+    /// Starts consuming a topic. Several consumers of a topic share its messages.
+    async fn consume(&self, topic: Topic) -> Result<Box<dyn Consumer>, QueueError>;
+    /// Messages waiting (not yet delivered) on a topic.
+    async fn depth(&self, topic: Topic) -> Result<u64, QueueError>;
+}

@@ -1,0 +1,68 @@
+//! The `ObjectSource` port: where documents come from. A source lists objects
+//! with a version marker (ETag, or size+mtime for a folder) so the coordinator
+//! can diff without reading content, and fetches one object's bytes with a
+//! size limit so one enormous file cannot exhaust a worker.
+
+mod folder;
+
+pub use folder::FolderSource;
+
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+
+/// One listed object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectMeta {
+    /// Key inside the source, `/`-separated (a relative path for a folder).
+    pub key: String,
+    /// Stable URI naming the object across runs (`file:///…`, `s3://bucket/key`).
+    pub uri: String,
+    /// Changes whenever the content may have changed.
+    pub etag: String,
+    pub size: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("listing {root}: {reason}")]
+    List { root: String, reason: String },
+    #[error("object {key} not found")]
+    NotFound { key: String },
+    #[error("file too large: {size} bytes exceeds the limit of {limit} bytes")]
+    TooLarge { key: String, size: u64, limit: u64 },
+    #[error("reading {key}: {reason}")]
+    Read {
+        key: String,
+        reason: String,
+        retryable: bool,
+    },
+    #[error("refusing {key}: {reason}")]
+    Refused { key: String, reason: String },
+}
+
+impl SourceError {
+    /// Whether trying again later can succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            SourceError::Read {
+                retryable: true,
+                ..
+            } | SourceError::List { .. }
+        )
+    }
+}
+
+/// Objects streamed from a listing; bounded, so a huge listing applies
+/// backpressure instead of being held in memory.
+pub type Listing = mpsc::Receiver<Result<ObjectMeta, SourceError>>;
+
+#[async_trait]
+pub trait ObjectSource: Send + Sync {
+    /// A name for logs and URIs, e.g. `file:///data/docs` or `s3://bucket/prefix`.
+    fn root(&self) -> String;
+    /// Lists every object, in a stable order.
+    fn list(&self) -> Listing;
+    /// Reads one object, refusing it if larger than `max_bytes`.
+    async fn fetch(&self, key: &str, max_bytes: u64) -> Result<Vec<u8>, SourceError>;
+}

@@ -1,0 +1,149 @@
+//! The `StateStore` port: one row of state per document, moved through its
+//! lifecycle by conditional transitions so that redelivered or late messages
+//! can never move a document backwards or count a batch twice.
+//!
+//! One SQL adapter serves both modes through sqlx's `Any` driver: SQLite for
+//! the embedded default, PostgreSQL for distributed deployments. The queries
+//! live in `src/sql/*.sql` and are written once in the dialect both accept.
+
+mod sql;
+
+pub use sql::SqlStateStore;
+
+use async_trait::async_trait;
+use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("state store: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("state store migration: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    #[error("state store holds an invalid row for {id}: {reason}")]
+    Corrupt { id: String, reason: String },
+}
+
+impl StateError {
+    /// Whether trying again later can succeed (connection trouble, locks).
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            StateError::Database(
+                sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed
+            )
+        ) || matches!(self, StateError::Database(sqlx::Error::Database(e)) if e.message().contains("locked"))
+    }
+}
+
+/// An object as a source listed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observed {
+    pub id: DocumentId,
+    pub uri: String,
+    pub key: String,
+    pub etag: String,
+    pub size: i64,
+}
+
+/// What the coordinator must do about an observed object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Observation {
+    /// First sighting: extract generation 1.
+    New { generation: i64 },
+    /// Content changed (or the document came back): extract the new generation.
+    Changed { generation: i64 },
+    /// Same version, but its processing never finished (queued, extracting or
+    /// embedding) — e.g. the previous embedded run was killed.
+    Pending { generation: i64 },
+    /// Same version, indexed or failed: nothing to do.
+    Unchanged,
+}
+
+/// What the embedder learned about a finished generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// Points counted in the vector store for this generation.
+    pub chunks_stored: i64,
+    pub model: String,
+    pub dims: i64,
+    pub pipeline_version: String,
+}
+
+/// What the extractor learned about a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extracted {
+    pub kind: Kind,
+    pub title: String,
+    pub content_hash: String,
+    pub chunks: i64,
+    pub batches: i64,
+    pub extractor_version: String,
+}
+
+/// Sizes of one stored embed batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BatchStats {
+    pub chunks: i64,
+    pub tokens: i64,
+    pub header_tokens: i64,
+    pub truncated: i64,
+}
+
+/// Totals per status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StatusCount {
+    pub documents: i64,
+    pub chunks: i64,
+    pub truncated: i64,
+    pub tokens: i64,
+    pub header_tokens: i64,
+}
+
+/// Per-document state. Every transition is conditional on the generation it
+/// is about and returns whether it applied; `false` means the message was
+/// stale or duplicated and must be acked without further effect.
+#[async_trait]
+pub trait StateStore: Send + Sync {
+    /// Records that a sync run (`run`, increasing) saw an object.
+    async fn observe(&self, obj: &Observed, run: i64) -> Result<Observation, StateError>;
+    /// Marks documents the sync run `run` did not see as deleted; returns them.
+    async fn mark_missing(&self, run: i64) -> Result<Vec<DocumentId>, StateError>;
+    /// Claims a generation for extraction (counts an attempt).
+    async fn begin_extract(&self, id: &DocumentId, generation: i64) -> Result<bool, StateError>;
+    /// Records extraction results; the document now waits for its batches.
+    async fn set_extracted(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        ex: &Extracted,
+    ) -> Result<bool, StateError>;
+    /// Records one stored batch (idempotent); returns batches stored so far.
+    async fn record_batch(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        batch: u32,
+        stats: BatchStats,
+    ) -> Result<i64, StateError>;
+    /// Marks a generation indexed with the count read back from the vector store.
+    async fn complete(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        c: &Completion,
+    ) -> Result<bool, StateError>;
+    /// Marks a generation failed with a human-readable reason.
+    async fn fail(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        stage: Stage,
+        reason: &str,
+    ) -> Result<bool, StateError>;
+    /// One document.
+    async fn get(&self, id: &DocumentId) -> Result<Option<DocState>, StateError>;
+    /// Documents, optionally of one status, ordered by URI.
+    async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError>;
+    /// Totals per status.
+    async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError>;
+}

@@ -1,0 +1,311 @@
+//! The SQL adapter, for SQLite (embedded) and PostgreSQL (distributed).
+
+use crate::{
+    BatchStats, Completion, Extracted, Observation, Observed, StateError, StateStore, StatusCount,
+};
+use async_trait::async_trait;
+use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
+
+/// State in a SQL database reached through a URL: `sqlite://path/state.db` or
+/// `postgres://user@host/db`. Migrations run on connect.
+#[derive(Clone)]
+pub struct SqlStateStore {
+    pool: AnyPool,
+}
+
+impl SqlStateStore {
+    pub async fn connect(url: &str) -> Result<Self, StateError> {
+        sqlx::any::install_default_drivers();
+        let sqlite = url.starts_with("sqlite:");
+        let url = if sqlite && !url.contains("mode=") {
+            format!("{url}{}mode=rwc", if url.contains('?') { '&' } else { '?' })
+        } else {
+            url.to_string()
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(if sqlite { 4 } else { 8 })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if sqlite {
+                        // WAL lets readers (status, progress) run beside the
+                        // writer; the timeout makes writers queue, not fail.
+                        sqlx::query("PRAGMA journal_mode = WAL")
+                            .execute(&mut *conn)
+                            .await?;
+                        sqlx::query("PRAGMA busy_timeout = 30000")
+                            .execute(&mut *conn)
+                            .await?;
+                        sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await?;
+        MIGRATOR.run(&pool).await?;
+        Ok(SqlStateStore { pool })
+    }
+
+    /// Closes the pool, flushing SQLite's WAL.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[async_trait]
+impl StateStore for SqlStateStore {
+    async fn observe(&self, obj: &Observed, run: i64) -> Result<Observation, StateError> {
+        let now = now_ms();
+        let inserted = sqlx::query(include_str!("sql/observe_insert.sql"))
+            .bind(obj.id.as_str())
+            .bind(&obj.uri)
+            .bind(&obj.key)
+            .bind(&obj.etag)
+            .bind(obj.size)
+            .bind(run)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        if inserted.rows_affected() == 1 {
+            return Ok(Observation::New { generation: 1 });
+        }
+        let row = sqlx::query(include_str!("sql/observe_select.sql"))
+            .bind(obj.id.as_str())
+            .fetch_one(&self.pool)
+            .await?;
+        let etag: String = row.try_get(0)?;
+        let size: i64 = row.try_get(1)?;
+        let status = parse_status(&obj.id, &row.try_get::<String, _>(2)?)?;
+        let generation: i64 = row.try_get(3)?;
+        if etag == obj.etag && size == obj.size && status != DocStatus::Deleted {
+            sqlx::query(include_str!("sql/observe_seen.sql"))
+                .bind(obj.id.as_str())
+                .bind(run)
+                .execute(&self.pool)
+                .await?;
+            return Ok(if status.is_pending() {
+                Observation::Pending { generation }
+            } else {
+                Observation::Unchanged
+            });
+        }
+        let changed = sqlx::query(include_str!("sql/observe_changed.sql"))
+            .bind(obj.id.as_str())
+            .bind(&obj.uri)
+            .bind(&obj.key)
+            .bind(&obj.etag)
+            .bind(obj.size)
+            .bind(run)
+            .bind(now)
+            .bind(generation)
+            .execute(&self.pool)
+            .await?;
+        if changed.rows_affected() == 1 {
+            Ok(Observation::Changed {
+                generation: generation + 1,
+            })
+        } else {
+            // Someone else bumped it between our read and write; they enqueue.
+            Ok(Observation::Unchanged)
+        }
+    }
+
+    async fn mark_missing(&self, run: i64) -> Result<Vec<DocumentId>, StateError> {
+        let rows = sqlx::query(include_str!("sql/missing.sql"))
+            .bind(run)
+            .bind(now_ms())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| Ok(DocumentId::from_raw(r.try_get::<String, _>(0)?)))
+            .collect()
+    }
+
+    async fn begin_extract(&self, id: &DocumentId, generation: i64) -> Result<bool, StateError> {
+        let r = sqlx::query(include_str!("sql/begin_extract.sql"))
+            .bind(id.as_str())
+            .bind(generation)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    async fn set_extracted(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        ex: &Extracted,
+    ) -> Result<bool, StateError> {
+        let r = sqlx::query(include_str!("sql/set_extracted.sql"))
+            .bind(id.as_str())
+            .bind(generation)
+            .bind(ex.kind.as_str())
+            .bind(&ex.title)
+            .bind(&ex.content_hash)
+            .bind(ex.chunks)
+            .bind(ex.batches)
+            .bind(&ex.extractor_version)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    async fn record_batch(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        batch: u32,
+        s: BatchStats,
+    ) -> Result<i64, StateError> {
+        sqlx::query(include_str!("sql/record_batch.sql"))
+            .bind(id.as_str())
+            .bind(generation)
+            .bind(i64::from(batch))
+            .bind(s.chunks)
+            .bind(s.tokens)
+            .bind(s.header_tokens)
+            .bind(s.truncated)
+            .execute(&self.pool)
+            .await?;
+        let row = sqlx::query(include_str!("sql/count_batches.sql"))
+            .bind(id.as_str())
+            .bind(generation)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    async fn complete(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        c: &Completion,
+    ) -> Result<bool, StateError> {
+        let r = sqlx::query(include_str!("sql/complete.sql"))
+            .bind(id.as_str())
+            .bind(generation)
+            .bind(c.chunks_stored)
+            .bind(&c.model)
+            .bind(c.dims)
+            .bind(&c.pipeline_version)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        if r.rows_affected() == 1 {
+            sqlx::query(include_str!("sql/prune_batches.sql"))
+                .bind(id.as_str())
+                .bind(generation)
+                .execute(&self.pool)
+                .await?;
+        }
+        Ok(r.rows_affected() == 1)
+    }
+
+    async fn fail(
+        &self,
+        id: &DocumentId,
+        generation: i64,
+        stage: Stage,
+        reason: &str,
+    ) -> Result<bool, StateError> {
+        let r = sqlx::query(include_str!("sql/fail.sql"))
+            .bind(id.as_str())
+            .bind(generation)
+            .bind(reason)
+            .bind(stage.as_str())
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    async fn get(&self, id: &DocumentId) -> Result<Option<DocState>, StateError> {
+        let rows = sqlx::query(include_str!("sql/select_documents.sql"))
+            .bind(id.as_str())
+            .bind("")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().next().map(doc_from_row).transpose()
+    }
+
+    async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError> {
+        let status = status.map_or("", DocStatus::as_str);
+        let rows = sqlx::query(include_str!("sql/select_documents.sql"))
+            .bind("")
+            .bind(status)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(doc_from_row).collect()
+    }
+
+    async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError> {
+        let rows = sqlx::query(include_str!("sql/counts.sql"))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                let status: String = r.try_get(0)?;
+                let count = StatusCount {
+                    documents: r.try_get(1)?,
+                    chunks: r.try_get(2)?,
+                    truncated: r.try_get(3)?,
+                    tokens: r.try_get(4)?,
+                    header_tokens: r.try_get(5)?,
+                };
+                Ok((parse_status(&DocumentId::from_raw("-"), &status)?, count))
+            })
+            .collect()
+    }
+}
+
+fn parse_status(id: &DocumentId, s: &str) -> Result<DocStatus, StateError> {
+    DocStatus::parse(s).ok_or_else(|| StateError::Corrupt {
+        id: id.to_string(),
+        reason: format!("unknown status {s:?}"),
+    })
+}
+
+fn doc_from_row(r: &AnyRow) -> Result<DocState, StateError> {
+    let id = DocumentId::from_raw(r.try_get::<String, _>("id")?);
+    let kind: Option<String> = r.try_get("kind")?;
+    let stage: Option<String> = r.try_get("failure_stage")?;
+    Ok(DocState {
+        uri: r.try_get("uri")?,
+        etag: r.try_get("etag")?,
+        content_hash: r.try_get("content_hash")?,
+        size: r.try_get("size")?,
+        kind: kind.as_deref().and_then(Kind::parse),
+        status: parse_status(&id, &r.try_get::<String, _>("status")?)?,
+        failure_reason: r.try_get("failure_reason")?,
+        failure_stage: stage.as_deref().and_then(Stage::parse),
+        attempts: r.try_get("attempts")?,
+        generation: r.try_get("generation")?,
+        chunks_expected: r.try_get("chunks_expected")?,
+        batches_expected: r.try_get("batches_expected")?,
+        chunks_stored: r.try_get("chunks_stored")?,
+        truncated: r.try_get("truncated")?,
+        model: r.try_get("model")?,
+        dims: r.try_get("dims")?,
+        pipeline_version: r.try_get("pipeline_version")?,
+        extractor_version: r.try_get("extractor_version")?,
+        title: r.try_get("title")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+        id,
+    })
+}

@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM batches WHERE document_id = $1 AND generation = $2

@@ -1,0 +1,1 @@
+SELECT etag, size, status, generation FROM documents WHERE id = $1

@@ -1,0 +1,1 @@
+DELETE FROM batches WHERE document_id = $1 AND generation < $2

@@ -1,0 +1,102 @@
+//! The `VectorStore` port: chunk points with a dense vector (cosine), a
+//! BM25-style sparse vector (IDF applied by the store at query time) and the
+//! chunk's payload. Point ids are deterministic, so re-storing a batch
+//! overwrites it; counts are read back from the store, never trusted from a
+//! client. Hybrid retrieval (dense + sparse fused by reciprocal rank) lives in
+//! [`retrieval`] and works over any adapter.
+
+mod bm25;
+mod edge;
+mod payload;
+pub mod retrieval;
+
+pub use bm25::{Bm25, SparseVec};
+pub use edge::EdgeStore;
+pub use payload::ChunkPayload;
+
+use async_trait::async_trait;
+use ragpipe_core::DocumentId;
+
+#[derive(Debug, thiserror::Error)]
+pub enum VectorError {
+    #[error("vector store: {0}")]
+    Store(String),
+    #[error("vector store holds a malformed point {id}: {reason}")]
+    Malformed { id: String, reason: String },
+}
+
+/// One chunk as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    pub id: uuid::Uuid,
+    pub dense: Vec<f32>,
+    pub sparse: SparseVec,
+    pub payload: ChunkPayload,
+}
+
+/// A search result from one retriever.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub id: uuid::Uuid,
+    /// Cosine similarity for dense search; BM25 score for sparse search.
+    pub score: f32,
+    pub payload: ChunkPayload,
+}
+
+/// The identity of an index: vectors from different models or chunking rules
+/// must never be mixed, so the name seals all three.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectionSpec {
+    pub model: String,
+    pub dims: usize,
+    pub pipeline_version: String,
+}
+
+impl CollectionSpec {
+    pub fn name(&self) -> String {
+        let model: String = self
+            .model
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        format!("chunks_{model}_{}d_p{}", self.dims, self.pipeline_version)
+    }
+}
+
+#[async_trait]
+pub trait VectorStore: Send + Sync {
+    /// Stores points durably; when this returns they are counted and searchable.
+    async fn upsert(&self, points: Vec<Point>) -> Result<(), VectorError>;
+    /// Exact number of points of a document, of one generation or of all.
+    async fn count(&self, doc: &DocumentId, generation: Option<i64>) -> Result<u64, VectorError>;
+    /// Deletes a document's points, except those of `keep_generation`.
+    async fn delete_document(
+        &self,
+        doc: &DocumentId,
+        keep_generation: Option<i64>,
+    ) -> Result<(), VectorError>;
+    /// Nearest neighbours by cosine similarity.
+    async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError>;
+    /// Best BM25 matches of a query's sparse vector.
+    async fn search_sparse(
+        &self,
+        query: &SparseVec,
+        limit: usize,
+    ) -> Result<Vec<Scored>, VectorError>;
+    /// Dense vectors of some points (missing ids are omitted).
+    async fn dense_vectors(
+        &self,
+        ids: &[uuid::Uuid],
+    ) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError>;
+    /// Every chunk of a document (or of the whole index), ordered by document
+    /// and chunk index.
+    async fn chunks(&self, doc: Option<&DocumentId>) -> Result<Vec<ChunkPayload>, VectorError>;
+    /// Compacts and indexes after bulk writes; a no-op where the store does it itself.
+    async fn optimize(&self) -> Result<(), VectorError>;
+}

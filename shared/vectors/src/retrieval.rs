@@ -1,0 +1,179 @@
+//! Hybrid retrieval over any [`VectorStore`]: dense and BM25 candidate lists
+//! fused by reciprocal rank fusion, each hit carrying its cosine distance to
+//! the query, and a distance threshold past which the honest answer is
+//! "nothing in the index answers this".
+
+use crate::{Bm25, ChunkPayload, Scored, VectorError, VectorStore};
+use std::collections::HashMap;
+
+/// Which retrievers take part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Dense + BM25, fused by reciprocal rank.
+    #[default]
+    Hybrid,
+    /// Dense only.
+    Dense,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchOptions {
+    pub top_k: usize,
+    pub mode: Mode,
+    /// The RRF constant: larger values flatten the advantage of top ranks.
+    pub rrf_k: f32,
+    /// Abstain when the best hit's cosine distance exceeds this.
+    pub threshold: Option<f32>,
+}
+
+/// One result, as cited to a user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub rank: usize,
+    pub payload: ChunkPayload,
+    /// Cosine distance (1 - cosine similarity) between query and chunk.
+    pub distance: f32,
+    /// Fused score (higher is better); the dense similarity in dense mode.
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub hits: Vec<Hit>,
+    /// True when the best hit was too far from the query to be an answer.
+    pub abstained: bool,
+}
+
+/// Runs a search. `query_vector` is the embedded query (unit length).
+pub async fn search(
+    store: &dyn VectorStore,
+    bm25: &Bm25,
+    query_vector: &[f32],
+    query_text: &str,
+    opts: &SearchOptions,
+) -> Result<Answer, VectorError> {
+    let candidates = (opts.top_k * 4).max(50);
+    let dense = store.search_dense(query_vector, candidates).await?;
+    let sparse = match opts.mode {
+        Mode::Hybrid => {
+            store
+                .search_sparse(&bm25.query(query_text), candidates)
+                .await?
+        }
+        Mode::Dense => Vec::new(),
+    };
+    let mut fused = match opts.mode {
+        Mode::Hybrid => rrf(&[&dense, &sparse], opts.rrf_k),
+        Mode::Dense => dense.iter().map(|s| (s.clone(), s.score)).collect(),
+    };
+    fused.truncate(opts.top_k);
+    let similarity = similarities(store, &dense, &fused, query_vector).await?;
+    let hits: Vec<Hit> = fused
+        .into_iter()
+        .enumerate()
+        .map(|(i, (s, score))| Hit {
+            rank: i + 1,
+            distance: 1.0 - similarity[&s.id],
+            score,
+            payload: s.payload,
+        })
+        .collect();
+    let best = hits
+        .iter()
+        .map(|h| h.distance)
+        .fold(f32::INFINITY, f32::min);
+    let abstained = opts.threshold.is_some_and(|t| hits.is_empty() || best > t);
+    Ok(Answer {
+        hits: if abstained { Vec::new() } else { hits },
+        abstained,
+    })
+}
+
+/// Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to
+/// every point it holds. Ties keep the order of first appearance.
+pub fn rrf(lists: &[&[Scored]], k: f32) -> Vec<(Scored, f32)> {
+    let mut order: Vec<uuid::Uuid> = Vec::new();
+    let mut fused: HashMap<uuid::Uuid, (Scored, f32)> = HashMap::new();
+    for list in lists {
+        for (i, s) in list.iter().enumerate() {
+            let add = 1.0 / (k + (i + 1) as f32);
+            fused
+                .entry(s.id)
+                .and_modify(|e| e.1 += add)
+                .or_insert_with(|| {
+                    order.push(s.id);
+                    (s.clone(), add)
+                });
+        }
+    }
+    let mut out: Vec<(Scored, f32)> = order
+        .into_iter()
+        .filter_map(|id| fused.remove(&id))
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
+/// Cosine similarity of every fused hit to the query: read from the dense
+/// list where present, computed from the stored vector otherwise.
+async fn similarities(
+    store: &dyn VectorStore,
+    dense: &[Scored],
+    fused: &[(Scored, f32)],
+    query: &[f32],
+) -> Result<HashMap<uuid::Uuid, f32>, VectorError> {
+    let mut sims: HashMap<uuid::Uuid, f32> = dense.iter().map(|s| (s.id, s.score)).collect();
+    let missing: Vec<uuid::Uuid> = fused
+        .iter()
+        .map(|(s, _)| s.id)
+        .filter(|id| !sims.contains_key(id))
+        .collect();
+    if !missing.is_empty() {
+        for (id, v) in store.dense_vectors(&missing).await? {
+            sims.insert(id, v.iter().zip(query).map(|(a, b)| a * b).sum());
+        }
+    }
+    for (s, _) in fused {
+        sims.entry(s.id).or_insert(-1.0);
+    }
+    Ok(sims)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scored(n: u128) -> Scored {
+        let payload = ChunkPayload {
+            document_id: String::new(),
+            generation: 1,
+            chunk_index: n as u32,
+            document: String::new(),
+            title: String::new(),
+            section: String::new(),
+            kind: String::new(),
+            locator: String::new(),
+            content: String::new(),
+            text: String::new(),
+            tokens: 0,
+            model: String::new(),
+            pipeline_version: String::new(),
+        };
+        Scored {
+            id: uuid::Uuid::from_u128(n),
+            score: 0.0,
+            payload,
+        }
+    }
+
+    #[test]
+    fn rrf_rewards_agreement() {
+        let dense = [scored(1), scored(2), scored(3)];
+        let sparse = [scored(3), scored(4), scored(1)];
+        let fused = rrf(&[&dense, &sparse], 60.0);
+        let ids: Vec<u128> = fused.iter().map(|(s, _)| s.id.as_u128()).collect();
+        // 1: 1/61 + 1/63; 3: 1/63 + 1/61 (tie, first seen wins); 2: 1/62; 4: 1/62.
+        assert_eq!(ids, [1, 3, 2, 4]);
+        assert!((fused[0].1 - (1.0 / 61.0 + 1.0 / 63.0)).abs() < 1e-7);
+    }
+}
