@@ -71,37 +71,35 @@ fn lines(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
 
 /// Last resort for a single sentence or line over `room`: consecutive words
 /// (UAX #29 word boundaries) grouped greedily, cutting only between words.
+/// Punctuation stays with the word before it (a few tokens are reserved for
+/// that), so no piece starts with a stray `.` or `,`.
 fn words(text: &str, range: Range<usize>, room: usize, counter: &dyn TokenCounter) -> Vec<Unit> {
+    const RESERVE: usize = 4;
+    let soft = room.saturating_sub(RESERVE).max(1);
     let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut end = range.start;
-    let mut used = 0;
+    let mut current: Option<Unit> = None;
     for (i, w) in text[range.clone()].split_word_bound_indices() {
-        let at = range.start + i;
         if w.trim().is_empty() {
             continue;
         }
-        let t = counter.count(w);
-        if let Some(s) = start {
-            if used + t > room {
-                out.push(Unit {
-                    range: s..end,
-                    tokens: used,
+        let at = range.start + i;
+        let tokens = counter.count(w);
+        let punctuation = !w.chars().any(char::is_alphanumeric);
+        match current.as_mut() {
+            Some(u) if u.tokens + tokens <= soft || (punctuation && u.tokens + tokens <= room) => {
+                u.range.end = at + w.len();
+                u.tokens += tokens;
+            }
+            _ => {
+                out.extend(current.take());
+                current = Some(Unit {
+                    range: at..at + w.len(),
+                    tokens,
                 });
-                start = None;
-                used = 0;
             }
         }
-        start.get_or_insert(at);
-        used += t;
-        end = at + w.len();
     }
-    if let Some(s) = start {
-        out.push(Unit {
-            range: s..end,
-            tokens: used,
-        });
-    }
+    out.extend(current);
     out
 }
 

@@ -6,6 +6,7 @@
 //! the embedded default, PostgreSQL for distributed deployments. The queries
 //! live in `src/sql/*.sql` and are written once in the dialect both accept.
 
+pub mod conformance;
 mod sql;
 
 pub use sql::SqlStateStore;

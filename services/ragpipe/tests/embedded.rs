@@ -1,0 +1,225 @@
+//! End-to-end: the `ragpipe` binary on a real folder, in the embedded mode.
+//! Covers first ingest (good files indexed, broken ones failed with a reason,
+//! the run going on), cited search and abstention, locators that resolve,
+//! re-runs that re-embed nothing, and changed and removed files.
+
+use ragpipe_core::Locator;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Env {
+    folder: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let folder = tempfile::tempdir().unwrap();
+        let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+        for entry in std::fs::read_dir(samples).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, folder.path().join(path.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(folder.path().join("empty.txt"), b"").unwrap();
+        std::fs::write(
+            folder.path().join("binary.txt"),
+            b"\x7fELF\x02\x01\x01\0\0\0\0",
+        )
+        .unwrap();
+        std::fs::write(folder.path().join("setup.exe"), b"MZ\x90\0\x03").unwrap();
+        Env {
+            folder,
+            data: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Runs ragpipe with `args`; returns (exit code, stdout parsed as JSON).
+    fn run(&self, args: &[&str]) -> (i32, Value) {
+        let out = Command::new(env!("CARGO_BIN_EXE_ragpipe"))
+            .arg("--data-dir")
+            .arg(self.data.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: {e}\nstdout: {stdout}\nstderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap_or(-1), json)
+    }
+
+    fn ingest(&self) -> (i32, Value) {
+        self.run(&["ingest", self.folder.path().to_str().unwrap(), "--json"])
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.folder.path().join(name)
+    }
+
+    fn chunks(&self, name: &str) -> Vec<Value> {
+        let (code, json) = self.run(&["chunks", self.file(name).to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0);
+        json.as_array().unwrap().clone()
+    }
+}
+
+/// The canonical text of a file, as the extractor makes it.
+fn canonical(path: &Path) -> String {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let kind = ragpipe_extract::detect(&name, &[]).unwrap();
+    ragpipe_extract::extract(kind, &name, &std::fs::read(path).unwrap())
+        .unwrap()
+        .text
+}
+
+fn failure_reason(summary: &Value, file: &str) -> String {
+    let f = summary["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["document"].as_str().unwrap().ends_with(file));
+    f.unwrap_or_else(|| panic!("{file} not failed: {summary}"))["reason"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn embedded_ingest_search_and_resync() {
+    let env = Env::new();
+    let good = [
+        "rust-book-hash-maps.html",
+        "cargo-toml-vs-cargo-lock.html",
+        "walkdir-README.md",
+        "dpkg-rootless-builds.txt",
+    ];
+
+    // First run: every good file indexed, every bad one failed with its reason.
+    let (code, summary) = env.ingest();
+    assert_eq!(code, 1, "a run with failures exits 1: {summary}");
+    assert_eq!(summary["sync"]["new"], 7, "hidden .sources.md is skipped");
+    assert_eq!(summary["indexed"], 4);
+    assert_eq!(failure_reason(&summary, "empty.txt"), "empty file");
+    assert_eq!(
+        failure_reason(&summary, "binary.txt"),
+        "not a text file: binary content (NUL bytes)"
+    );
+    assert_eq!(
+        failure_reason(&summary, "setup.exe"),
+        "unsupported type: .exe"
+    );
+    let chunks_total = summary["chunks_stored"].as_i64().unwrap();
+    assert!(chunks_total > 20, "{summary}");
+
+    // Every chunk's locator slices the canonical text to its content, within the window.
+    let mut counted = 0;
+    for name in good {
+        let text = canonical(&env.file(name));
+        let chunks = env.chunks(name);
+        assert!(!chunks.is_empty(), "{name}");
+        for c in &chunks {
+            let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+            assert_eq!(
+                loc.resolve(&text),
+                c["content"].as_str(),
+                "{name} chunk {}",
+                c["index"]
+            );
+            assert!(c["tokens"].as_u64().unwrap() <= 256);
+            assert!(
+                c["text"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(c["content"].as_str().unwrap())
+            );
+        }
+        counted += chunks.len() as i64;
+    }
+    assert_eq!(
+        counted, chunks_total,
+        "state counts equal the points in the store"
+    );
+
+    // Search cites document, locator and the chunk's own words.
+    let (_, hits) = env.run(&[
+        "search",
+        "how do I update the value stored under a key in a hash map",
+        "--json",
+    ]);
+    assert_eq!(hits["abstained"], false);
+    let top = &hits["hits"][0];
+    assert!(
+        top["document"]
+            .as_str()
+            .unwrap()
+            .ends_with("rust-book-hash-maps.html"),
+        "{hits}"
+    );
+    let text = canonical(&env.file("rust-book-hash-maps.html"));
+    let loc = Locator::parse(top["locator"].as_str().unwrap()).unwrap();
+    assert_eq!(loc.resolve(&text), top["content"].as_str());
+    assert!(top["distance"].as_f64().unwrap() < 0.6);
+
+    // A question the corpus cannot answer is refused, unless asked not to.
+    let off = "what temperature should I bake sourdough bread at";
+    let (_, refused) = env.run(&["search", off, "--json"]);
+    assert_eq!(refused["abstained"], true, "{refused}");
+    assert!(refused["hits"].as_array().unwrap().is_empty());
+    let (_, forced) = env.run(&["search", off, "--json", "--no-threshold"]);
+    assert_eq!(forced["hits"].as_array().unwrap().len(), 5);
+
+    // Unchanged folder: nothing re-embedded, failed files not retried.
+    let (_, again) = env.ingest();
+    assert_eq!(
+        (
+            again["sync"]["new"].as_i64(),
+            again["sync"]["changed"].as_i64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(again["sync"]["unchanged"], 7);
+    assert_eq!(again["chunks_stored"].as_i64(), Some(chunks_total));
+
+    // One file changed, one removed: exactly those are processed.
+    let readme = env.file("walkdir-README.md");
+    let mut body = std::fs::read_to_string(&readme).unwrap();
+    body.push_str(
+        "\n\n## Changelog note\n\nThe zebra-striped traversal option was added for this test.\n",
+    );
+    std::fs::write(&readme, body).unwrap();
+    let before_readme = env.chunks("walkdir-README.md").len();
+    let removed = env.chunks("cargo-toml-vs-cargo-lock.html").len();
+    std::fs::remove_file(env.file("cargo-toml-vs-cargo-lock.html")).unwrap();
+    let (_, third) = env.ingest();
+    assert_eq!(
+        (
+            third["sync"]["changed"].as_i64(),
+            third["sync"]["deleted"].as_i64()
+        ),
+        (Some(1), Some(1)),
+        "{third}"
+    );
+    assert_eq!(third["sync"]["new"], 0);
+    let after = env.chunks("walkdir-README.md");
+    assert!(
+        after.len() >= before_readme && after.len() <= before_readme + 1,
+        "old generation gone: {before_readme} -> {}",
+        after.len()
+    );
+    assert!(after.iter().any(|c| {
+        c["content"]
+            .as_str()
+            .unwrap()
+            .contains("zebra-striped traversal")
+    }));
+    let expected = chunks_total - removed as i64 - before_readme as i64 + after.len() as i64;
+    assert_eq!(third["chunks_stored"].as_i64(), Some(expected));
+    let (_, status) = env.run(&["status", "--json"]);
+    assert_eq!(status["documents"]["deleted"], 1);
+    assert_eq!(status["truncated"], 0);
+    assert_eq!(status["chunks"].as_i64(), Some(expected));
+}

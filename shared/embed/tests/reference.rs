@@ -1,0 +1,103 @@
+//! The embedder must reproduce sentence-transformers' all-MiniLM-L6-v2
+//! (mean pooling, L2-normalised, max_seq_length 256) to 1e-5 per component.
+//! The reference vectors were made by the reference implementation; the
+//! model comes from `scripts/provision-model.sh` (run by `.ci/run`).
+
+use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Reference {
+    dims: usize,
+    items: Vec<Item>,
+}
+
+#[derive(Deserialize)]
+struct Item {
+    text: String,
+    wordpieces_with_special: usize,
+    truncated_to_256: bool,
+    input_ids_first_16: Vec<i64>,
+    embedding: Vec<f32>,
+}
+
+fn reference() -> Reference {
+    let raw = include_str!("fixtures/all-minilm-l6-v2.json");
+    serde_json::from_str(raw).expect("reference fixture parses")
+}
+
+fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
+    let files = ModelFiles::locate(None, None, variant)
+        .expect("model provisioned (run scripts/provision-model.sh)");
+    OnnxEmbedder::load(&files, 0, batch).expect("model loads")
+}
+
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn fp32_matches_sentence_transformers_within_1e_5() {
+    let reference = reference();
+    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    // Batched (padded to the longest) and one-by-one must both match.
+    for batch in [1, 32] {
+        let model = embedder(ModelVariant::Fp32, batch);
+        assert_eq!(model.dims(), reference.dims);
+        let out = model.embed(&texts).unwrap();
+        let expected_truncations = reference
+            .items
+            .iter()
+            .filter(|i| i.truncated_to_256)
+            .count();
+        assert_eq!(
+            out.truncated, expected_truncations,
+            "over-window texts are counted, not hidden"
+        );
+        for (i, item) in reference.items.iter().enumerate() {
+            assert_eq!(
+                out.tokens[i], item.wordpieces_with_special,
+                "token count of item {i}"
+            );
+            let diff = max_abs_diff(&out.vectors[i], &item.embedding);
+            assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
+        }
+    }
+}
+
+#[test]
+fn tokenizer_matches_reference_ids_and_window() {
+    let model = embedder(ModelVariant::Fp32, 8);
+    for item in reference().items {
+        let enc = model.tokenizer().encode(&item.text).unwrap();
+        assert_eq!(
+            &enc.ids[..item.input_ids_first_16.len().min(enc.ids.len())],
+            &item.input_ids_first_16[..]
+        );
+        assert_eq!(enc.full_len, item.wordpieces_with_special);
+        assert_eq!(enc.ids.len(), item.wordpieces_with_special.min(256));
+        assert_eq!(*enc.ids.last().unwrap(), 102, "always ends with [SEP]");
+    }
+}
+
+#[test]
+fn int8_stays_close_to_fp32() {
+    let reference = reference();
+    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let model = embedder(ModelVariant::Int8, 16);
+    assert_eq!(
+        model.model(),
+        "all-MiniLM-L6-v2-int8",
+        "int8 vectors are sealed under their own name"
+    );
+    let out = model.embed(&texts).unwrap();
+    for (v, item) in out.vectors.iter().zip(&reference.items) {
+        let cosine: f32 = v.iter().zip(&item.embedding).map(|(a, b)| a * b).sum();
+        assert!(cosine > 0.97, "int8 cosine {cosine} for {:?}", item.text);
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4);
+    }
+}
