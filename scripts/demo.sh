@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The main job on the embedded default: provision the model (cached after the
+# first run), build ragpipe, index the sample folder and ask it a question.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+eval "$(scripts/provision-model.sh)"
+cargo build --quiet -p ragpipe
+data_dir="${RAGPIPE_DATA_DIR:-.ragpipe}"
+./target/debug/ragpipe --data-dir "$data_dir" ingest samples
+./target/debug/ragpipe --data-dir "$data_dir" search "How do I update a value in a hash map only if the key has no value yet?" --top-k 3
