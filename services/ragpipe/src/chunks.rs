@@ -30,10 +30,7 @@ pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for c in &chunks {
-        println!(
-            "── chunk {} {} ({} tokens) ──",
-            c.chunk_index, c.locator, c.tokens
-        );
+        println!("── chunk {} {} ({} tokens) ──", c.chunk_index, c.locator, c.tokens);
         println!("text:\n{}\n", c.text);
         println!("content:\n{}\n", c.content);
     }
@@ -57,7 +54,5 @@ async fn resolve(state: &dyn StateStore, arg: &str) -> anyhow::Result<DocumentId
             return Ok(id);
         }
     }
-    bail!(
-        "no document {arg:?} in the index (give a path, URI or id as `ragpipe status` lists them)"
-    )
+    bail!("no document {arg:?} in the index (give a path, URI or id as `ragpipe status` lists them)")
 }

@@ -5,11 +5,7 @@ use ragpipe_config::Config;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "ragpipe",
-    version,
-    about = "Turn a folder of documents into a searchable, citable vector index"
-)]
+#[command(name = "ragpipe", version, about = "Turn a folder of documents into a searchable, citable vector index")]
 pub struct Cli {
     /// Config file (default: ./ragpipe.toml if present).
     #[arg(long, global = true, env = "RAGPIPE_CONFIG")]
@@ -41,6 +37,8 @@ pub enum Command {
     Status(StatusArgs),
     /// Every chunk of one document, with text, content, locator and tokens.
     Chunks(ChunksArgs),
+    /// Score retrieval against a golden set, or compare two runs (--compare A B).
+    Eval(EvalArgs),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -101,4 +99,36 @@ pub struct BenchEmbedArgs {
     /// Chunks to embed per measurement.
     #[arg(long, default_value_t = 64)]
     pub chunks: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Golden queries (JSON Lines: id, qid, style, query, doc, kind, needles, fuzzy?).
+    #[arg(long)]
+    pub golden: Option<PathBuf>,
+    /// Out-of-domain queries (JSON Lines: id, query, kind).
+    #[arg(long)]
+    pub ood: Option<PathBuf>,
+    /// Compare two saved runs: per-query wins/losses and an exact sign test.
+    #[arg(long, num_args = 2, value_names = ["RUN_A", "RUN_B"])]
+    pub compare: Vec<PathBuf>,
+    /// Save the full report (per-query results included) as JSON.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+    /// A name for this run, recorded in the report.
+    #[arg(long, default_value = "")]
+    pub label: String,
+    #[arg(long)]
+    pub dense_only: bool,
+    /// Fail (exit 1) on any destroyed answer.
+    #[arg(long)]
+    pub gate: bool,
+    /// Fail when overall recall@8 falls below this.
+    #[arg(long)]
+    pub min_recall_at_8: Option<f64>,
+    /// Fail when MRR falls below this.
+    #[arg(long)]
+    pub min_mrr: Option<f64>,
 }

@@ -9,11 +9,7 @@ use ragpipe_vectors::{CollectionSpec, EdgeStore};
 use std::sync::Arc;
 
 pub fn model_files(config: &Config, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
-    Ok(ModelFiles::locate(
-        config.model.dir.as_deref(),
-        config.model.runtime.as_deref(),
-        variant,
-    )?)
+    Ok(ModelFiles::locate(config.model.dir.as_deref(), config.model.runtime.as_deref(), variant)?)
 }
 
 pub fn variant(config: &Config) -> ModelVariant {
@@ -22,24 +18,16 @@ pub fn variant(config: &Config) -> ModelVariant {
 
 pub fn load_embedder(config: &Config) -> anyhow::Result<Arc<OnnxEmbedder>> {
     let files = model_files(config, variant(config))?;
-    Ok(Arc::new(OnnxEmbedder::load(
-        &files,
-        config.model.threads,
-        config.model.batch_size,
-    )?))
+    Ok(Arc::new(OnnxEmbedder::load(&files, config.model.threads, config.model.batch_size)?))
 }
 
 pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>> {
     let files = model_files(config, variant(config))?;
-    Ok(Arc::new(WordPieceTokenizer::from_file(
-        &files.tokenizer,
-        256,
-    )?))
+    Ok(Arc::new(WordPieceTokenizer::from_file(&files.tokenizer, 256)?))
 }
 
 pub async fn open_state(config: &Config) -> anyhow::Result<Arc<SqlStateStore>> {
-    std::fs::create_dir_all(&config.data_dir)
-        .with_context(|| format!("creating {}", config.data_dir.display()))?;
+    std::fs::create_dir_all(&config.data_dir).with_context(|| format!("creating {}", config.data_dir.display()))?;
     let url = format!("sqlite://{}", config.data_dir.join("state.db").display());
     Ok(Arc::new(SqlStateStore::connect(&url).await?))
 }
@@ -55,8 +43,5 @@ pub fn collection(embedder: &dyn Embedder) -> CollectionSpec {
 }
 
 pub fn open_vectors(config: &Config, spec: &CollectionSpec) -> anyhow::Result<Arc<EdgeStore>> {
-    Ok(Arc::new(EdgeStore::open(
-        &config.data_dir.join("vectors"),
-        spec,
-    )?))
+    Ok(Arc::new(EdgeStore::open(&config.data_dir.join("vectors"), spec)?))
 }

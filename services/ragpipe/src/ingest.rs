@@ -72,21 +72,14 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
         bm25: Arc::new(Bm25::english()),
     });
     let extractors: Vec<_> = (0..config.workers.extractors)
-        .map(|_| {
-            tokio::spawn(ragpipe_extractor::run(
-                extractor.clone(),
-                std::future::pending(),
-            ))
-        })
+        .map(|_| tokio::spawn(ragpipe_extractor::run(extractor.clone(), std::future::pending())))
         .collect();
     let embedders: Vec<_> = (0..config.workers.embedders)
         .map(|_| tokio::spawn(ragpipe_embedder::run(stage.clone(), std::future::pending())))
         .collect();
 
     let progress = Progress::start(state.clone(), args.quiet || args.json);
-    let opts = SyncOptions {
-        resume_pending: true,
-    };
+    let opts = SyncOptions { resume_pending: true };
     let report = sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await;
     // Close the queues in pipeline order so every stage drains before it stops,
     // even when the sync failed half-way.
@@ -107,28 +100,14 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
         // HNSW index once per run, after the bulk writes.
         vectors.optimize().await?;
     }
-    let summary = summarize(
-        state.as_ref(),
-        report,
-        started.elapsed(),
-        chunks_after - chunks_before,
-    )
-    .await?;
+    let summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
     print_summary(&summary, args.json)?;
-    Ok(if summary.failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 async fn total_chunks(state: &dyn StateStore) -> anyhow::Result<i64> {
     let counts = state.counts().await?;
-    Ok(counts
-        .iter()
-        .filter(|(s, _)| *s == DocStatus::Indexed)
-        .map(|(_, c)| c.chunks)
-        .sum())
+    Ok(counts.iter().filter(|(s, _)| *s == DocStatus::Indexed).map(|(_, c)| c.chunks).sum())
 }
 
 async fn summarize(
@@ -138,13 +117,7 @@ async fn summarize(
     new_chunks: i64,
 ) -> anyhow::Result<Summary> {
     let counts = state.counts().await?;
-    let get = |s: DocStatus| {
-        counts
-            .iter()
-            .find(|(st, _)| *st == s)
-            .map(|(_, c)| *c)
-            .unwrap_or_default()
-    };
+    let get = |s: DocStatus| counts.iter().find(|(st, _)| *st == s).map(|(_, c)| *c).unwrap_or_default();
     let failed = state
         .list(Some(DocStatus::Failed))
         .await?
@@ -182,10 +155,7 @@ fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
         s.indexed, s.chunks_stored, s.seconds, s.chunks_per_second
     );
     if s.truncated > 0 {
-        println!(
-            "warning: {} chunks were longer than the model window and truncated",
-            s.truncated
-        );
+        println!("warning: {} chunks were longer than the model window and truncated", s.truncated);
     }
     if !s.failed.is_empty() {
         println!("{} documents failed:", s.failed.len());
@@ -206,34 +176,19 @@ struct Progress {
 impl Progress {
     fn start(state: Arc<ragpipe_state::SqlStateStore>, hidden: bool) -> Self {
         let (stop, mut stopped) = tokio::sync::oneshot::channel();
-        let bar = if hidden {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new(0)
-        };
+        let bar = if hidden { ProgressBar::hidden() } else { ProgressBar::new(0) };
         bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} documents  {msg}",
-            )
-            .expect("static template"),
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} documents  {msg}")
+                .expect("static template"),
         );
         let started = Instant::now();
         let task = tokio::spawn(async move {
             loop {
                 if let Ok(counts) = state.counts().await {
-                    let get = |s: DocStatus| {
-                        counts
-                            .iter()
-                            .find(|(st, _)| *st == s)
-                            .map(|(_, c)| *c)
-                            .unwrap_or_default()
-                    };
+                    let get =
+                        |s: DocStatus| counts.iter().find(|(st, _)| *st == s).map(|(_, c)| *c).unwrap_or_default();
                     let done = get(DocStatus::Indexed).documents + get(DocStatus::Failed).documents;
-                    let pending: i64 = counts
-                        .iter()
-                        .filter(|(s, _)| s.is_pending())
-                        .map(|(_, c)| c.documents)
-                        .sum();
+                    let pending: i64 = counts.iter().filter(|(s, _)| s.is_pending()).map(|(_, c)| c.documents).sum();
                     bar.set_length((done + pending) as u64);
                     bar.set_position(done as u64);
                     let chunks = get(DocStatus::Indexed).chunks;

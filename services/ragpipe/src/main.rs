@@ -6,6 +6,7 @@ mod bench;
 mod chunks;
 mod cli;
 mod embedded;
+mod eval;
 mod ingest;
 mod search;
 mod status;
@@ -36,6 +37,7 @@ async fn main() -> std::process::ExitCode {
             Command::Search(args) => search::run(config, args).await,
             Command::Status(args) => status::run(config, args).await,
             Command::Chunks(args) => chunks::run(config, args).await,
+            Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
         }
     }

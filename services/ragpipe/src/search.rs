@@ -36,30 +36,17 @@ pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let vectors = embedded::open_vectors(&config, &spec)?;
     let query = args.query.clone();
     let e = embedder.clone();
-    let vector = tokio::task::spawn_blocking(move || e.embed(&[query.as_str()]))
-        .await??
-        .vectors
-        .remove(0);
+    let vector = tokio::task::spawn_blocking(move || e.embed(&[query.as_str()])).await??.vectors.remove(0);
     let threshold = (!args.no_threshold).then_some(config.search.threshold);
     let dense_only = args.dense_only || config.search.mode == "dense";
     let opts = SearchOptions {
         top_k: args.top_k.unwrap_or(config.search.top_k),
-        mode: if dense_only {
-            Mode::Dense
-        } else {
-            Mode::Hybrid
-        },
+        mode: if dense_only { Mode::Dense } else { Mode::Hybrid },
         rrf_k: config.search.rrf_k,
         threshold,
     };
-    let answer = retrieval::search(
-        vectors.as_ref() as &dyn VectorStore,
-        &Bm25::english(),
-        &vector,
-        &args.query,
-        &opts,
-    )
-    .await?;
+    let answer =
+        retrieval::search(vectors.as_ref() as &dyn VectorStore, &Bm25::english(), &vector, &args.query, &opts).await?;
     let out = Output {
         query: args.query,
         abstained: answer.abstained,
@@ -102,16 +89,9 @@ fn print_text(out: &Output) {
         return;
     }
     for h in &out.hits {
-        let place = if h.section.is_empty() {
-            h.title.clone()
-        } else {
-            format!("{} > {}", h.title, h.section)
-        };
+        let place = if h.section.is_empty() { h.title.clone() } else { format!("{} > {}", h.title, h.section) };
         println!("{}. {place}", h.rank);
-        println!(
-            "   {}{}   (distance {:.3}, score {:.4})",
-            h.document, h.locator, h.distance, h.score
-        );
+        println!("   {}{}   (distance {:.3}, score {:.4})", h.document, h.locator, h.distance, h.score);
         println!("   \"{}\"", excerpt(&h.content, 320));
         println!();
     }

@@ -37,16 +37,11 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         ModelVariant::Int8 => format!("{MODEL_NAME}-int8"),
     };
     let counts = state.counts().await?;
-    let mut documents: BTreeMap<&'static str, i64> =
-        DocStatus::ALL.iter().map(|s| (s.as_str(), 0)).collect();
+    let mut documents: BTreeMap<&'static str, i64> = DocStatus::ALL.iter().map(|s| (s.as_str(), 0)).collect();
     for (s, c) in &counts {
         documents.insert(s.as_str(), c.documents);
     }
-    let indexed = counts
-        .iter()
-        .find(|(s, _)| *s == DocStatus::Indexed)
-        .map(|(_, c)| *c)
-        .unwrap_or_default();
+    let indexed = counts.iter().find(|(s, _)| *s == DocStatus::Indexed).map(|(_, c)| *c).unwrap_or_default();
     let failed = state
         .list(Some(DocStatus::Failed))
         .await?
@@ -91,21 +86,11 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let line: Vec<String> = out
-        .documents
-        .iter()
-        .map(|(s, n)| format!("{s} {n}"))
-        .collect();
+    let line: Vec<String> = out.documents.iter().map(|(s, n)| format!("{s} {n}")).collect();
     println!("documents: {}", line.join(", "));
-    println!(
-        "chunks: {} ({} tokens embedded, {} on headers)",
-        out.chunks, out.tokens, out.header_tokens
-    );
+    println!("chunks: {} ({} tokens embedded, {} on headers)", out.chunks, out.tokens, out.header_tokens);
     println!("truncated chunks: {}", out.truncated);
-    println!(
-        "model: {}, pipeline version {}",
-        out.model, out.pipeline_version
-    );
+    println!("model: {}, pipeline version {}", out.model, out.pipeline_version);
     for (title, list) in [("failed", &out.failed), ("stale", &out.stale)] {
         if !list.is_empty() {
             println!("{title} ({}):", list.len());

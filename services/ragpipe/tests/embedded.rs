@@ -22,16 +22,9 @@ impl Env {
             std::fs::copy(&path, folder.path().join(path.file_name().unwrap())).unwrap();
         }
         std::fs::write(folder.path().join("empty.txt"), b"").unwrap();
-        std::fs::write(
-            folder.path().join("binary.txt"),
-            b"\x7fELF\x02\x01\x01\0\0\0\0",
-        )
-        .unwrap();
+        std::fs::write(folder.path().join("binary.txt"), b"\x7fELF\x02\x01\x01\0\0\0\0").unwrap();
         std::fs::write(folder.path().join("setup.exe"), b"MZ\x90\0\x03").unwrap();
-        Env {
-            folder,
-            data: tempfile::tempdir().unwrap(),
-        }
+        Env { folder, data: tempfile::tempdir().unwrap() }
     }
 
     /// Runs ragpipe with `args`; returns (exit code, stdout parsed as JSON).
@@ -44,10 +37,7 @@ impl Env {
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-            panic!(
-                "{args:?}: {e}\nstdout: {stdout}\nstderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
+            panic!("{args:?}: {e}\nstdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
         });
         (out.status.code().unwrap_or(-1), json)
     }
@@ -71,32 +61,19 @@ impl Env {
 fn canonical(path: &Path) -> String {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let kind = ragpipe_extract::detect(&name, &[]).unwrap();
-    ragpipe_extract::extract(kind, &name, &std::fs::read(path).unwrap())
-        .unwrap()
-        .text
+    ragpipe_extract::extract(kind, &name, &std::fs::read(path).unwrap()).unwrap().text
 }
 
 fn failure_reason(summary: &Value, file: &str) -> String {
-    let f = summary["failed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["document"].as_str().unwrap().ends_with(file));
-    f.unwrap_or_else(|| panic!("{file} not failed: {summary}"))["reason"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    let f = summary["failed"].as_array().unwrap().iter().find(|f| f["document"].as_str().unwrap().ends_with(file));
+    f.unwrap_or_else(|| panic!("{file} not failed: {summary}"))["reason"].as_str().unwrap().to_string()
 }
 
 #[test]
 fn embedded_ingest_search_and_resync() {
     let env = Env::new();
-    let good = [
-        "rust-book-hash-maps.html",
-        "cargo-toml-vs-cargo-lock.html",
-        "walkdir-README.md",
-        "dpkg-rootless-builds.txt",
-    ];
+    let good =
+        ["rust-book-hash-maps.html", "cargo-toml-vs-cargo-lock.html", "walkdir-README.md", "dpkg-rootless-builds.txt"];
 
     // First run: every good file indexed, every bad one failed with its reason.
     let (code, summary) = env.ingest();
@@ -104,14 +81,8 @@ fn embedded_ingest_search_and_resync() {
     assert_eq!(summary["sync"]["new"], 7, "hidden .sources.md is skipped");
     assert_eq!(summary["indexed"], 4);
     assert_eq!(failure_reason(&summary, "empty.txt"), "empty file");
-    assert_eq!(
-        failure_reason(&summary, "binary.txt"),
-        "not a text file: binary content (NUL bytes)"
-    );
-    assert_eq!(
-        failure_reason(&summary, "setup.exe"),
-        "unsupported type: .exe"
-    );
+    assert_eq!(failure_reason(&summary, "binary.txt"), "not a text file: binary content (NUL bytes)");
+    assert_eq!(failure_reason(&summary, "setup.exe"), "unsupported type: .exe");
     let chunks_total = summary["chunks_stored"].as_i64().unwrap();
     assert!(chunks_total > 20, "{summary}");
 
@@ -123,42 +94,19 @@ fn embedded_ingest_search_and_resync() {
         assert!(!chunks.is_empty(), "{name}");
         for c in &chunks {
             let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-            assert_eq!(
-                loc.resolve(&text),
-                c["content"].as_str(),
-                "{name} chunk {}",
-                c["index"]
-            );
+            assert_eq!(loc.resolve(&text), c["content"].as_str(), "{name} chunk {}", c["index"]);
             assert!(c["tokens"].as_u64().unwrap() <= 256);
-            assert!(
-                c["text"]
-                    .as_str()
-                    .unwrap()
-                    .ends_with(c["content"].as_str().unwrap())
-            );
+            assert!(c["text"].as_str().unwrap().ends_with(c["content"].as_str().unwrap()));
         }
         counted += chunks.len() as i64;
     }
-    assert_eq!(
-        counted, chunks_total,
-        "state counts equal the points in the store"
-    );
+    assert_eq!(counted, chunks_total, "state counts equal the points in the store");
 
     // Search cites document, locator and the chunk's own words.
-    let (_, hits) = env.run(&[
-        "search",
-        "how do I update the value stored under a key in a hash map",
-        "--json",
-    ]);
+    let (_, hits) = env.run(&["search", "how do I update the value stored under a key in a hash map", "--json"]);
     assert_eq!(hits["abstained"], false);
     let top = &hits["hits"][0];
-    assert!(
-        top["document"]
-            .as_str()
-            .unwrap()
-            .ends_with("rust-book-hash-maps.html"),
-        "{hits}"
-    );
+    assert!(top["document"].as_str().unwrap().ends_with("rust-book-hash-maps.html"), "{hits}");
     let text = canonical(&env.file("rust-book-hash-maps.html"));
     let loc = Locator::parse(top["locator"].as_str().unwrap()).unwrap();
     assert_eq!(loc.resolve(&text), top["content"].as_str());
@@ -174,35 +122,20 @@ fn embedded_ingest_search_and_resync() {
 
     // Unchanged folder: nothing re-embedded, failed files not retried.
     let (_, again) = env.ingest();
-    assert_eq!(
-        (
-            again["sync"]["new"].as_i64(),
-            again["sync"]["changed"].as_i64()
-        ),
-        (Some(0), Some(0))
-    );
+    assert_eq!((again["sync"]["new"].as_i64(), again["sync"]["changed"].as_i64()), (Some(0), Some(0)));
     assert_eq!(again["sync"]["unchanged"], 7);
     assert_eq!(again["chunks_stored"].as_i64(), Some(chunks_total));
 
     // One file changed, one removed: exactly those are processed.
     let readme = env.file("walkdir-README.md");
     let mut body = std::fs::read_to_string(&readme).unwrap();
-    body.push_str(
-        "\n\n## Changelog note\n\nThe zebra-striped traversal option was added for this test.\n",
-    );
+    body.push_str("\n\n## Changelog note\n\nThe zebra-striped traversal option was added for this test.\n");
     std::fs::write(&readme, body).unwrap();
     let before_readme = env.chunks("walkdir-README.md").len();
     let removed = env.chunks("cargo-toml-vs-cargo-lock.html").len();
     std::fs::remove_file(env.file("cargo-toml-vs-cargo-lock.html")).unwrap();
     let (_, third) = env.ingest();
-    assert_eq!(
-        (
-            third["sync"]["changed"].as_i64(),
-            third["sync"]["deleted"].as_i64()
-        ),
-        (Some(1), Some(1)),
-        "{third}"
-    );
+    assert_eq!((third["sync"]["changed"].as_i64(), third["sync"]["deleted"].as_i64()), (Some(1), Some(1)), "{third}");
     assert_eq!(third["sync"]["new"], 0);
     let after = env.chunks("walkdir-README.md");
     assert!(
@@ -210,12 +143,7 @@ fn embedded_ingest_search_and_resync() {
         "old generation gone: {before_readme} -> {}",
         after.len()
     );
-    assert!(after.iter().any(|c| {
-        c["content"]
-            .as_str()
-            .unwrap()
-            .contains("zebra-striped traversal")
-    }));
+    assert!(after.iter().any(|c| { c["content"].as_str().unwrap().contains("zebra-striped traversal") }));
     let expected = chunks_total - removed as i64 - before_readme as i64 + after.len() as i64;
     assert_eq!(third["chunks_stored"].as_i64(), Some(expected));
     let (_, status) = env.run(&["status", "--json"]);

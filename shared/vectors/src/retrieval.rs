@@ -40,8 +40,11 @@ pub struct Hit {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
     pub hits: Vec<Hit>,
-    /// True when the best hit was too far from the query to be an answer.
+    /// True when the nearest chunk was too far from the query to be an answer.
     pub abstained: bool,
+    /// Cosine distance of the nearest chunk in the whole index (the dense
+    /// retriever's first result), whatever the fused order; `None` when empty.
+    pub nearest_distance: Option<f32>,
 }
 
 /// Runs a search. `query_vector` is the embedded query (unit length).
@@ -55,11 +58,7 @@ pub async fn search(
     let candidates = (opts.top_k * 4).max(50);
     let dense = store.search_dense(query_vector, candidates).await?;
     let sparse = match opts.mode {
-        Mode::Hybrid => {
-            store
-                .search_sparse(&bm25.query(query_text), candidates)
-                .await?
-        }
+        Mode::Hybrid => store.search_sparse(&bm25.query(query_text), candidates).await?,
         Mode::Dense => Vec::new(),
     };
     let mut fused = match opts.mode {
@@ -71,22 +70,13 @@ pub async fn search(
     let hits: Vec<Hit> = fused
         .into_iter()
         .enumerate()
-        .map(|(i, (s, score))| Hit {
-            rank: i + 1,
-            distance: 1.0 - similarity[&s.id],
-            score,
-            payload: s.payload,
-        })
+        .map(|(i, (s, score))| Hit { rank: i + 1, distance: 1.0 - similarity[&s.id], score, payload: s.payload })
         .collect();
-    let best = hits
-        .iter()
-        .map(|h| h.distance)
-        .fold(f32::INFINITY, f32::min);
-    let abstained = opts.threshold.is_some_and(|t| hits.is_empty() || best > t);
-    Ok(Answer {
-        hits: if abstained { Vec::new() } else { hits },
-        abstained,
-    })
+    // Abstention looks at the globally nearest chunk, not at the fused top-k:
+    // the decision then does not change with top_k or the fusion mode.
+    let nearest_distance = dense.first().map(|s| 1.0 - s.score);
+    let abstained = opts.threshold.is_some_and(|t| nearest_distance.is_none_or(|d| d > t));
+    Ok(Answer { hits: if abstained { Vec::new() } else { hits }, abstained, nearest_distance })
 }
 
 /// Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to
@@ -97,19 +87,13 @@ pub fn rrf(lists: &[&[Scored]], k: f32) -> Vec<(Scored, f32)> {
     for list in lists {
         for (i, s) in list.iter().enumerate() {
             let add = 1.0 / (k + (i + 1) as f32);
-            fused
-                .entry(s.id)
-                .and_modify(|e| e.1 += add)
-                .or_insert_with(|| {
-                    order.push(s.id);
-                    (s.clone(), add)
-                });
+            fused.entry(s.id).and_modify(|e| e.1 += add).or_insert_with(|| {
+                order.push(s.id);
+                (s.clone(), add)
+            });
         }
     }
-    let mut out: Vec<(Scored, f32)> = order
-        .into_iter()
-        .filter_map(|id| fused.remove(&id))
-        .collect();
+    let mut out: Vec<(Scored, f32)> = order.into_iter().filter_map(|id| fused.remove(&id)).collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1));
     out
 }
@@ -123,11 +107,7 @@ async fn similarities(
     query: &[f32],
 ) -> Result<HashMap<uuid::Uuid, f32>, VectorError> {
     let mut sims: HashMap<uuid::Uuid, f32> = dense.iter().map(|s| (s.id, s.score)).collect();
-    let missing: Vec<uuid::Uuid> = fused
-        .iter()
-        .map(|(s, _)| s.id)
-        .filter(|id| !sims.contains_key(id))
-        .collect();
+    let missing: Vec<uuid::Uuid> = fused.iter().map(|(s, _)| s.id).filter(|id| !sims.contains_key(id)).collect();
     if !missing.is_empty() {
         for (id, v) in store.dense_vectors(&missing).await? {
             sims.insert(id, v.iter().zip(query).map(|(a, b)| a * b).sum());
@@ -159,11 +139,7 @@ mod tests {
             model: String::new(),
             pipeline_version: String::new(),
         };
-        Scored {
-            id: uuid::Uuid::from_u128(n),
-            score: 0.0,
-            payload,
-        }
+        Scored { id: uuid::Uuid::from_u128(n), score: 0.0, payload }
     }
 
     #[test]

@@ -1,0 +1,199 @@
+//! `ragpipe eval`: scores the index against a golden set, and compares runs.
+
+use crate::cli::EvalArgs;
+use crate::embedded;
+use anyhow::{Context, bail};
+use ragpipe_config::Config;
+use ragpipe_core::DocStatus;
+use ragpipe_embed::Embedder;
+use ragpipe_eval::golden::{GoldenQuery, OodQuery, parse_lines};
+use ragpipe_eval::matching::answers;
+use ragpipe_eval::report::{IndexFacts, KS, Metrics, OodResult, QueryResult, Report};
+use ragpipe_state::StateStore;
+use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
+use ragpipe_vectors::{Bm25, ChunkPayload, VectorStore};
+use std::process::ExitCode;
+
+/// Hits examined per query (the largest k reported).
+const DEPTH: usize = 20;
+
+pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
+    if let [a, b] = args.compare.as_slice() {
+        return compare(a, b);
+    }
+    let golden_path = args.golden.as_ref().context("--golden FILE is required (or --compare A B)")?;
+    let golden: Vec<GoldenQuery> = parse_lines(&std::fs::read_to_string(golden_path)?)?;
+    let ood: Vec<OodQuery> = match &args.ood {
+        Some(p) => parse_lines(&std::fs::read_to_string(p)?)?,
+        None => Vec::new(),
+    };
+    let embedder = embedded::load_embedder(&config)?;
+    let state = embedded::open_state(&config).await?;
+    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref()))?;
+    let chunks = vectors.chunks(None).await?;
+    if chunks.is_empty() {
+        bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());
+    }
+    let mode = if args.dense_only || config.search.mode == "dense" { Mode::Dense } else { Mode::Hybrid };
+    let opts = SearchOptions { top_k: DEPTH, mode, rrf_k: config.search.rrf_k, threshold: None };
+    let texts: Vec<&str> =
+        golden.iter().map(|g| g.query.as_str()).chain(ood.iter().map(|o| o.query.as_str())).collect();
+    let e = embedder.clone();
+    let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+    let vecs = tokio::task::spawn_blocking(move || e.embed(&owned.iter().map(String::as_str).collect::<Vec<_>>()))
+        .await??
+        .vectors;
+    let bm25 = Bm25::english();
+    let store: &dyn VectorStore = vectors.as_ref();
+
+    let mut results = Vec::with_capacity(golden.len());
+    for (g, v) in golden.iter().zip(&vecs) {
+        let answer = retrieval::search(store, &bm25, v, &g.query, &opts).await?;
+        let rank = answer.hits.iter().find(|h| answers(&h.payload.content, &g.needles, g.fuzzy)).map(|h| h.rank);
+        results.push(QueryResult {
+            id: g.id.clone(),
+            qid: g.qid.clone(),
+            style: g.style.clone(),
+            kind: g.kind.clone(),
+            rank,
+            nearest_distance: answer.nearest_distance.unwrap_or(2.0),
+            destroyed: !chunks.iter().any(|c| answers(&c.content, &g.needles, g.fuzzy)),
+        });
+    }
+    let mut ood_results = Vec::with_capacity(ood.len());
+    for (o, v) in ood.iter().zip(&vecs[golden.len()..]) {
+        let answer = retrieval::search(store, &bm25, v, &o.query, &opts).await?;
+        ood_results.push(OodResult { id: o.id.clone(), nearest_distance: answer.nearest_distance.unwrap_or(2.0) });
+    }
+    let facts = index_facts(state.as_ref(), &chunks).await?;
+    let run = serde_json::json!({
+        "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(),
+        "chunk_budget": config.chunking.budget, "contextual_header": config.chunking.contextual_header,
+        "golden": golden_path, "ood": args.ood,
+    });
+    let report = Report::build(run, results, ood_results, facts);
+    if let Some(out) = &args.out {
+        std::fs::write(out, serde_json::to_string_pretty(&report)?)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_report(&report);
+    }
+    Ok(gate(&report, &args))
+}
+
+async fn index_facts(state: &dyn StateStore, chunks: &[ChunkPayload]) -> anyhow::Result<IndexFacts> {
+    let counts = state.counts().await?;
+    let indexed = counts.iter().find(|(s, _)| *s == DocStatus::Indexed).map(|(_, c)| *c).unwrap_or_default();
+    Ok(IndexFacts {
+        chunks: chunks.len(),
+        chunks_over_window: chunks.iter().filter(|c| c.tokens > 256).count(),
+        tokens_embedded: indexed.tokens,
+        header_tokens: indexed.header_tokens,
+    })
+}
+
+/// Fails the run on a regression below the floors, on any chunk over the
+/// window, or on any answer destroyed by chunking.
+fn gate(r: &Report, args: &EvalArgs) -> ExitCode {
+    let mut failures = Vec::new();
+    if r.index.chunks_over_window > 0 {
+        failures.push(format!("{} chunks over the model window", r.index.chunks_over_window));
+    }
+    if args.gate && !r.destroyed.is_empty() {
+        failures.push(format!("answers destroyed by chunking: {}", r.destroyed.join(", ")));
+    }
+    if let Some(floor) = args.min_recall_at_8 {
+        let got = r.overall.recall[&8].value;
+        if got < floor {
+            failures.push(format!("recall@8 {got:.3} below the floor {floor:.3}"));
+        }
+    }
+    if let Some(floor) = args.min_mrr {
+        if r.overall.mrr.value < floor {
+            failures.push(format!("MRR {:.3} below the floor {floor:.3}", r.overall.mrr.value));
+        }
+    }
+    for f in &failures {
+        eprintln!("eval gate: {f}");
+    }
+    if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+fn row(name: &str, m: &Metrics) {
+    let cells: Vec<String> = KS
+        .iter()
+        .map(|k| {
+            let e = m.recall[k];
+            format!("{:.2} [{:.2},{:.2}]", e.value, e.low, e.high)
+        })
+        .collect();
+    println!(
+        "{name:<18} {:>4}  {}  {:.3} [{:.2},{:.2}]",
+        m.queries,
+        cells.join("  "),
+        m.mrr.value,
+        m.mrr.low,
+        m.mrr.high
+    );
+}
+
+fn print_report(r: &Report) {
+    println!(
+        "index: {} chunks, {} over the window; {} tokens embedded, {:.1}% on headers",
+        r.index.chunks,
+        r.index.chunks_over_window,
+        r.index.tokens_embedded,
+        r.header_share * 100.0
+    );
+    println!("{:<18} {:>4}  {:<17} {:<17} {:<17} {:<17} MRR", "", "n", "recall@1", "recall@4", "recall@8", "recall@20");
+    row("overall", &r.overall);
+    for (k, m) in &r.by_kind {
+        row(&format!("kind={k}"), m);
+    }
+    for (k, m) in &r.by_style {
+        row(&format!("style={k}"), m);
+    }
+    println!(
+        "destroyed answers (no single chunk holds the needles): {}",
+        if r.destroyed.is_empty() { "none".into() } else { r.destroyed.join(", ") }
+    );
+    if !r.ood.is_empty() {
+        println!(
+            "threshold sweep (cosine distance of the nearest chunk): threshold  refused/{}  bluffs/{}",
+            r.queries.len(),
+            r.ood.len()
+        );
+        for s in &r.sweep {
+            println!("  {:.2}  {:>4}  {:>4}", s.threshold, s.refused, s.bluffs);
+        }
+        if let Some(t) = r.suggested_threshold {
+            println!(
+                "suggested threshold: {t:.2} (minimises refused in-domain share + bluffed out-of-domain share, equal cost)"
+            );
+        }
+    }
+}
+
+fn compare(a: &std::path::Path, b: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let load = |p: &std::path::Path| -> anyhow::Result<Report> {
+        Ok(serde_json::from_str(&std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?)?)
+    };
+    let (ra, rb) = (load(a)?, load(b)?);
+    let c = ragpipe_eval::compare(&ra, &rb);
+    println!("A = {}  B = {}  ({} paired queries)", a.display(), b.display(), c.paired);
+    println!("{:>4} {:>9} {:>9} {:>6} {:>7} {:>9}", "k", "recall A", "recall B", "B won", "B lost", "sign p");
+    for r in &c.rows {
+        println!(
+            "{:>4} {:>9.3} {:>9.3} {:>+6} {:>7} {:>9.4}",
+            r.k,
+            r.recall_a,
+            r.recall_b,
+            r.wins,
+            -(r.losses as i64),
+            r.p
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,250 @@
+//! Aggregating per-query results into the report, and comparing two reports.
+
+use crate::stats::{sign_test, wilson};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The cut-offs reported for recall.
+pub const KS: [usize; 4] = [1, 4, 8, 20];
+
+/// One in-domain query's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryResult {
+    pub id: String,
+    pub qid: String,
+    pub style: String,
+    pub kind: String,
+    /// 1-based rank of the first hit holding every needle (within the top 20).
+    pub rank: Option<usize>,
+    /// Cosine distance of the query's nearest chunk.
+    pub nearest_distance: f32,
+    /// No single chunk of the index holds every needle: chunking destroyed it.
+    pub destroyed: bool,
+}
+
+/// One out-of-domain query's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OodResult {
+    pub id: String,
+    pub nearest_distance: f32,
+}
+
+/// A proportion with its Wilson 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub queries: usize,
+    /// recall@k for k in [`KS`].
+    pub recall: BTreeMap<usize, Estimate>,
+    /// Mean reciprocal rank (ranks beyond 20 count 0), with a normal 95 % interval.
+    pub mrr: Estimate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    pub threshold: f32,
+    /// In-domain queries that would get "no answer".
+    pub refused: usize,
+    /// Out-of-domain queries that would still get an answer.
+    pub bluffs: usize,
+}
+
+/// Index-side facts, read from the index rather than from search results.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IndexFacts {
+    pub chunks: usize,
+    pub chunks_over_window: usize,
+    pub tokens_embedded: i64,
+    pub header_tokens: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Free-form description of the run (config, model, mode).
+    pub run: serde_json::Value,
+    pub overall: Metrics,
+    pub by_kind: BTreeMap<String, Metrics>,
+    pub by_style: BTreeMap<String, Metrics>,
+    pub destroyed: Vec<String>,
+    pub index: IndexFacts,
+    pub header_share: f64,
+    pub sweep: Vec<SweepRow>,
+    /// The cut-off minimising refused in-domain + bluffed out-of-domain
+    /// queries as shares of their sets (equal cost); ties go to the larger.
+    pub suggested_threshold: Option<f32>,
+    pub queries: Vec<QueryResult>,
+    pub ood: Vec<OodResult>,
+}
+
+pub fn metrics(results: &[&QueryResult]) -> Metrics {
+    let n = results.len();
+    let recall = KS
+        .iter()
+        .map(|&k| {
+            let hits = results.iter().filter(|r| r.rank.is_some_and(|rank| rank <= k)).count();
+            let (low, high) = wilson(hits, n);
+            (k, Estimate { value: hits as f64 / n.max(1) as f64, low, high })
+        })
+        .collect();
+    let rr: Vec<f64> = results.iter().map(|r| r.rank.map_or(0.0, |rank| 1.0 / rank as f64)).collect();
+    let mean = rr.iter().sum::<f64>() / n.max(1) as f64;
+    let var = rr.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n.max(2) - 1) as f64;
+    let half = 1.96 * (var / n.max(1) as f64).sqrt();
+    Metrics {
+        queries: n,
+        recall,
+        mrr: Estimate { value: mean, low: (mean - half).max(0.0), high: (mean + half).min(1.0) },
+    }
+}
+
+fn grouped(results: &[QueryResult], key: impl Fn(&QueryResult) -> &str) -> BTreeMap<String, Metrics> {
+    let mut groups: BTreeMap<String, Vec<&QueryResult>> = BTreeMap::new();
+    for r in results {
+        groups.entry(key(r).to_string()).or_default().push(r);
+    }
+    groups.into_iter().map(|(k, v)| (k, metrics(&v))).collect()
+}
+
+pub fn sweep(queries: &[QueryResult], ood: &[OodResult]) -> Vec<SweepRow> {
+    (6..=20)
+        .map(|i| {
+            let t = i as f32 * 0.05;
+            SweepRow {
+                threshold: (t * 100.0).round() / 100.0,
+                refused: queries.iter().filter(|q| q.nearest_distance > t).count(),
+                bluffs: ood.iter().filter(|o| o.nearest_distance <= t).count(),
+            }
+        })
+        .collect()
+}
+
+fn suggest(rows: &[SweepRow], queries: usize, ood: usize) -> Option<f32> {
+    if queries == 0 || ood == 0 {
+        return None;
+    }
+    let cost = |r: &SweepRow| r.refused as f64 / queries as f64 + r.bluffs as f64 / ood as f64;
+    rows.iter()
+        .min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.threshold.total_cmp(&a.threshold)))
+        .map(|r| r.threshold)
+}
+
+impl Report {
+    pub fn build(run: serde_json::Value, queries: Vec<QueryResult>, ood: Vec<OodResult>, index: IndexFacts) -> Report {
+        let all: Vec<&QueryResult> = queries.iter().collect();
+        let rows = sweep(&queries, &ood);
+        Report {
+            run,
+            overall: metrics(&all),
+            by_kind: grouped(&queries, |q| &q.kind),
+            by_style: grouped(&queries, |q| &q.style),
+            destroyed: queries.iter().filter(|q| q.destroyed).map(|q| q.id.clone()).collect(),
+            header_share: index.header_tokens as f64 / index.tokens_embedded.max(1) as f64,
+            index,
+            suggested_threshold: suggest(&rows, queries.len(), ood.len()),
+            sweep: rows,
+            queries,
+            ood,
+        }
+    }
+}
+
+/// Per-k wins and losses of run `b` over run `a`, paired by query id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub paired: usize,
+    pub rows: Vec<ComparisonRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonRow {
+    pub k: usize,
+    pub recall_a: f64,
+    pub recall_b: f64,
+    pub wins: usize,
+    pub losses: usize,
+    /// Exact two-sided sign test on the discordant pairs.
+    pub p: f64,
+}
+
+pub fn compare(a: &Report, b: &Report) -> Comparison {
+    let ranks: BTreeMap<&str, Option<usize>> = a.queries.iter().map(|q| (q.id.as_str(), q.rank)).collect();
+    let pairs: Vec<(Option<usize>, Option<usize>)> =
+        b.queries.iter().filter_map(|q| ranks.get(q.id.as_str()).map(|ra| (*ra, q.rank))).collect();
+    let within = |r: Option<usize>, k: usize| r.is_some_and(|r| r <= k);
+    let rows = KS
+        .iter()
+        .map(|&k| {
+            let wins = pairs.iter().filter(|(ra, rb)| !within(*ra, k) && within(*rb, k)).count();
+            let losses = pairs.iter().filter(|(ra, rb)| within(*ra, k) && !within(*rb, k)).count();
+            let n = pairs.len().max(1) as f64;
+            ComparisonRow {
+                k,
+                recall_a: pairs.iter().filter(|(ra, _)| within(*ra, k)).count() as f64 / n,
+                recall_b: pairs.iter().filter(|(_, rb)| within(*rb, k)).count() as f64 / n,
+                wins,
+                losses,
+                p: sign_test(wins, losses),
+            }
+        })
+        .collect();
+    Comparison { paired: pairs.len(), rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(id: &str, rank: Option<usize>, d: f32) -> QueryResult {
+        QueryResult {
+            id: id.into(),
+            qid: id.into(),
+            style: "doc".into(),
+            kind: "html".into(),
+            rank,
+            nearest_distance: d,
+            destroyed: false,
+        }
+    }
+
+    #[test]
+    fn recall_mrr_and_sweep() {
+        let qs = vec![q("a", Some(1), 0.2), q("b", Some(5), 0.4), q("c", None, 0.7)];
+        let ood = vec![OodResult { id: "x".into(), nearest_distance: 0.5 }];
+        let r = Report::build(serde_json::Value::Null, qs, ood, IndexFacts::default());
+        assert_eq!(r.overall.recall[&1].value, 1.0 / 3.0);
+        assert_eq!(r.overall.recall[&8].value, 2.0 / 3.0);
+        assert!((r.overall.mrr.value - (1.0 + 0.2) / 3.0).abs() < 1e-12);
+        let at = |t: f32| r.sweep.iter().find(|s| (s.threshold - t).abs() < 1e-6).unwrap().clone();
+        assert_eq!((at(0.45).refused, at(0.45).bluffs), (1, 0));
+        assert_eq!((at(0.5).refused, at(0.5).bluffs), (1, 1));
+        assert_eq!(r.suggested_threshold, Some(0.45));
+    }
+
+    #[test]
+    fn comparison_counts_discordant_pairs() {
+        let a = Report::build(
+            serde_json::Value::Null,
+            vec![q("a", None, 0.0), q("b", Some(1), 0.0), q("c", Some(2), 0.0)],
+            vec![],
+            IndexFacts::default(),
+        );
+        let b = Report::build(
+            serde_json::Value::Null,
+            vec![q("a", Some(1), 0.0), q("b", Some(1), 0.0), q("c", None, 0.0)],
+            vec![],
+            IndexFacts::default(),
+        );
+        let c = compare(&a, &b);
+        let at1 = &c.rows[0];
+        assert_eq!((at1.k, at1.wins, at1.losses), (1, 1, 0));
+        let at4 = &c.rows[1];
+        assert_eq!((at4.wins, at4.losses), (1, 1));
+        assert_eq!(at4.p, 1.0);
+    }
+}
