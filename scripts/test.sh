@@ -9,3 +9,6 @@ eval "$(scripts/provision-model.sh)"
 export RAGPIPE_TEST_POSTGRES_URL="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 python3 eval/check_golden.py
 cargo test --workspace --no-fail-fast
+# The retrieval regression gate on the dev golden set (docs/EVALUATION.md).
+cargo build --quiet -p ragpipe
+eval/gate.sh

@@ -89,52 +89,31 @@ impl Default for Config {
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig {
-            dir: None,
-            runtime: None,
-            variant: "fp32".into(),
-            threads: 0,
-            batch_size: 32,
-        }
+        ModelConfig { dir: None, runtime: None, variant: "fp32".into(), threads: 0, batch_size: 32 }
     }
 }
 
 impl Default for ChunkingConfig {
     fn default() -> Self {
-        ChunkingConfig {
-            budget: 256,
-            contextual_header: true,
-        }
+        ChunkingConfig { budget: 256, contextual_header: true }
     }
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig {
-            top_k: 5,
-            mode: "hybrid".into(),
-            rrf_k: 60.0,
-            threshold: 0.75,
-        }
+        SearchConfig { top_k: 5, mode: "hybrid".into(), rrf_k: 60.0, threshold: 0.60 }
     }
 }
 
 impl Default for LimitsConfig {
     fn default() -> Self {
-        LimitsConfig {
-            max_file_bytes: 64 * 1024 * 1024,
-        }
+        LimitsConfig { max_file_bytes: 64 * 1024 * 1024 }
     }
 }
 
 impl Default for WorkersConfig {
     fn default() -> Self {
-        WorkersConfig {
-            extractors: 2,
-            embedders: 1,
-            embed_batch: 32,
-            queue_capacity: 256,
-        }
+        WorkersConfig { extractors: 2, embedders: 1, embed_batch: 32, queue_capacity: 256 }
     }
 }
 
@@ -145,11 +124,7 @@ pub enum ConfigError {
     #[error("invalid config {path}: {reason}")]
     Parse { path: String, reason: String },
     #[error("invalid environment variable {name}={value}: {reason}")]
-    Env {
-        name: &'static str,
-        value: String,
-        reason: String,
-    },
+    Env { name: &'static str, value: String, reason: String },
     #[error("invalid config: {0}")]
     Invalid(String),
 }
@@ -162,14 +137,10 @@ impl Config {
         let file = path.or(default_file.exists().then_some(default_file));
         let mut config = match file {
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| ConfigError::Read {
-                    path: p.display().to_string(),
-                    reason: e.to_string(),
-                })?;
-                toml::from_str(&text).map_err(|e| ConfigError::Parse {
-                    path: p.display().to_string(),
-                    reason: e.to_string(),
-                })?
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| ConfigError::Read { path: p.display().to_string(), reason: e.to_string() })?;
+                toml::from_str(&text)
+                    .map_err(|e| ConfigError::Parse { path: p.display().to_string(), reason: e.to_string() })?
             }
             None => Config::default(),
         };
@@ -184,11 +155,7 @@ impl Config {
         where
             T::Err: std::fmt::Display,
         {
-            value.parse().map_err(|e: T::Err| ConfigError::Env {
-                name,
-                value,
-                reason: e.to_string(),
-            })
+            value.parse().map_err(|e: T::Err| ConfigError::Env { name, value, reason: e.to_string() })
         }
         if let Some(v) = get("RAGPIPE_DATA_DIR") {
             self.data_dir = PathBuf::from(v);
@@ -211,42 +178,22 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
         if !matches!(self.model.variant.as_str(), "fp32" | "int8") {
-            return bad(format!(
-                "model.variant must be fp32 or int8, not {:?}",
-                self.model.variant
-            ));
+            return bad(format!("model.variant must be fp32 or int8, not {:?}", self.model.variant));
         }
         if !(32..=256).contains(&self.chunking.budget) {
-            return bad(format!(
-                "chunking.budget must be within 32..=256 word-pieces, not {}",
-                self.chunking.budget
-            ));
+            return bad(format!("chunking.budget must be within 32..=256 word-pieces, not {}", self.chunking.budget));
         }
         if !matches!(self.search.mode.as_str(), "hybrid" | "dense") {
-            return bad(format!(
-                "search.mode must be hybrid or dense, not {:?}",
-                self.search.mode
-            ));
+            return bad(format!("search.mode must be hybrid or dense, not {:?}", self.search.mode));
         }
         if !(0.0..=2.0).contains(&self.search.threshold) {
-            return bad(format!(
-                "search.threshold is a cosine distance within 0..=2, not {}",
-                self.search.threshold
-            ));
+            return bad(format!("search.threshold is a cosine distance within 0..=2, not {}", self.search.threshold));
         }
         if self.search.top_k == 0 || self.model.batch_size == 0 || self.workers.embed_batch == 0 {
-            return bad(
-                "search.top_k, model.batch_size and workers.embed_batch must be positive".into(),
-            );
+            return bad("search.top_k, model.batch_size and workers.embed_batch must be positive".into());
         }
-        if self.workers.extractors == 0
-            || self.workers.embedders == 0
-            || self.workers.queue_capacity == 0
-        {
-            return bad(
-                "workers.extractors, workers.embedders and workers.queue_capacity must be positive"
-                    .into(),
-            );
+        if self.workers.extractors == 0 || self.workers.embedders == 0 || self.workers.queue_capacity == 0 {
+            return bad("workers.extractors, workers.embedders and workers.queue_capacity must be positive".into());
         }
         if self.limits.max_file_bytes == 0 {
             return bad("limits.max_file_bytes must be positive".into());
@@ -262,16 +209,13 @@ mod tests {
     #[test]
     fn unknown_fields_and_bad_values_are_refused() {
         assert!(toml::from_str::<Config>("[chunking]\nbudjet = 100\n").is_err());
-        let mut c: Config =
-            toml::from_str("data_dir = \"/tmp/x\"\n[chunking]\nbudget = 300\n").unwrap();
+        let mut c: Config = toml::from_str("data_dir = \"/tmp/x\"\n[chunking]\nbudget = 300\n").unwrap();
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
         assert!(c.validate().is_err());
         c.chunking.budget = 200;
         c.validate().unwrap();
-        c.apply_env(|n| (n == "RAGPIPE_THREADS").then(|| "two".to_string()))
-            .unwrap_err();
-        c.apply_env(|n| (n == "RAGPIPE_SEARCH_THRESHOLD").then(|| "0.5".to_string()))
-            .unwrap();
+        c.apply_env(|n| (n == "RAGPIPE_THREADS").then(|| "two".to_string())).unwrap_err();
+        c.apply_env(|n| (n == "RAGPIPE_SEARCH_THRESHOLD").then(|| "0.5".to_string())).unwrap();
         assert_eq!(c.search.threshold, 0.5);
     }
 }
