@@ -57,9 +57,7 @@ pub async fn sync_once(
     opts: SyncOptions,
 ) -> Result<SyncReport, CoordinatorError> {
     // Sync runs are ordered by start time; `last_seen < run` finds the missing.
-    let run = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
+    let run = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
     let mut report = SyncReport::default();
     let mut listing = source.list();
     while let Some(item) = listing.recv().await {
@@ -102,10 +100,7 @@ pub async fn sync_once(
     }
     for id in state.mark_missing(run).await? {
         report.deleted += 1;
-        let job = Job::Delete(DeleteJob {
-            schema_version: SCHEMA_VERSION,
-            document_id: id,
-        });
+        let job = Job::Delete(DeleteJob { schema_version: SCHEMA_VERSION, document_id: id });
         queue.publish(Topic::Embed, job.to_bytes()).await?;
     }
     tracing::info!(?report, source = %source.root(), "sync finished");

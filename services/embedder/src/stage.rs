@@ -31,10 +31,7 @@ pub enum Outcome {
 }
 
 /// Consumes embed jobs until the queue closes or `shutdown` resolves.
-pub async fn run(
-    stage: Arc<EmbedStage>,
-    shutdown: impl Future<Output = ()>,
-) -> Result<(), QueueError> {
+pub async fn run(stage: Arc<EmbedStage>, shutdown: impl Future<Output = ()>) -> Result<(), QueueError> {
     let mut consumer = stage.queue.consume(Topic::Embed).await?;
     tokio::pin!(shutdown);
     loop {
@@ -70,8 +67,7 @@ impl EmbedStage {
     pub async fn embed(&self, job: &EmbedJob) -> Outcome {
         let id = &job.document_id;
         match self.state.get(id).await {
-            Ok(Some(doc))
-                if doc.generation == job.generation && doc.status == DocStatus::Embedding => {}
+            Ok(Some(doc)) if doc.generation == job.generation && doc.status == DocStatus::Embedding => {}
             Ok(_) => return Outcome::Stale,
             Err(e) => return Outcome::Retry(e.to_string()),
         }
@@ -86,9 +82,7 @@ impl EmbedStage {
             Ok(Ok(e)) => e,
             Ok(Err(e)) => return self.fail(job, Stage::Embed, e.to_string()).await,
             Err(e) => {
-                return self
-                    .fail(job, Stage::Embed, format!("embedding panicked: {e}"))
-                    .await;
+                return self.fail(job, Stage::Embed, format!("embedding panicked: {e}")).await;
             }
         };
         let points = job
@@ -125,11 +119,7 @@ impl EmbedStage {
             header_tokens: job.chunks.iter().map(|c| i64::from(c.header_tokens)).sum(),
             truncated: embeddings.truncated as i64,
         };
-        let stored = match self
-            .state
-            .record_batch(id, job.generation, job.batch_index, stats)
-            .await
-        {
+        let stored = match self.state.record_batch(id, job.generation, job.batch_index, stats).await {
             Ok(n) => n,
             Err(e) => return Outcome::Retry(e.to_string()),
         };
@@ -139,10 +129,7 @@ impl EmbedStage {
                 return retry;
             }
         }
-        Outcome::Stored {
-            chunks: job.chunks.len(),
-            completed,
-        }
+        Outcome::Stored { chunks: job.chunks.len(), completed }
     }
 
     /// Finishes a generation: count in the store, commit state, drop old points.
@@ -153,10 +140,8 @@ impl EmbedStage {
             Err(e) => return Some(Outcome::Retry(e.to_string())),
         };
         if counted != i64::from(job.chunk_count) {
-            let reason = format!(
-                "vector store holds {counted} points for this generation, expected {}",
-                job.chunk_count
-            );
+            let reason =
+                format!("vector store holds {counted} points for this generation, expected {}", job.chunk_count);
             return Some(self.fail(job, Stage::Store, reason).await);
         }
         let completion = Completion {
@@ -185,11 +170,7 @@ impl EmbedStage {
 
     async fn fail(&self, job: &EmbedJob, stage: Stage, reason: String) -> Outcome {
         tracing::info!(document = %job.document_id, %reason, "document failed");
-        match self
-            .state
-            .fail(&job.document_id, job.generation, stage, &reason)
-            .await
-        {
+        match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
             Ok(_) => Outcome::Failed(reason),
             Err(e) => Outcome::Retry(e.to_string()),
         }

@@ -1,7 +1,5 @@
 use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
-use ragpipe_core::{
-    Chunk, ChunkMessage, Document, EmbedJob, ExtractJob, Job, SCHEMA_VERSION, Stage,
-};
+use ragpipe_core::{Chunk, ChunkMessage, Document, EmbedJob, ExtractJob, Job, SCHEMA_VERSION, Stage};
 use ragpipe_extract::{EXTRACTOR_VERSION, ExtractError, detect, extract};
 use ragpipe_queue::{Delivery, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
@@ -40,10 +38,7 @@ pub enum Outcome {
 }
 
 /// Consumes extract jobs until the queue closes or `shutdown` resolves.
-pub async fn run(
-    ex: Arc<Extractor>,
-    shutdown: impl Future<Output = ()>,
-) -> Result<(), ragpipe_queue::QueueError> {
+pub async fn run(ex: Arc<Extractor>, shutdown: impl Future<Output = ()>) -> Result<(), ragpipe_queue::QueueError> {
     let mut consumer = ex.queue.consume(Topic::Extract).await?;
     tokio::pin!(shutdown);
     loop {
@@ -91,19 +86,14 @@ impl Extractor {
             Err(e) => return self.fail(job, Stage::Fetch, fetch_reason(&e)).await,
         };
         let hash = ragpipe_core::ids::content_hash(&bytes);
-        let (counter, cfg, key) = (
-            Arc::clone(&self.counter),
-            self.config.chunking,
-            job.key.clone(),
-        );
-        let cut =
-            tokio::task::spawn_blocking(move || -> Result<(Document, Vec<Chunk>), ExtractError> {
-                let kind = detect(&key, &bytes)?;
-                let doc = extract(kind, &key, &bytes)?;
-                let chunks = chunk_document(&doc, counter.as_ref(), &cfg);
-                Ok((doc, chunks))
-            })
-            .await;
+        let (counter, cfg, key) = (Arc::clone(&self.counter), self.config.chunking, job.key.clone());
+        let cut = tokio::task::spawn_blocking(move || -> Result<(Document, Vec<Chunk>), ExtractError> {
+            let kind = detect(&key, &bytes)?;
+            let doc = extract(kind, &key, &bytes)?;
+            let chunks = chunk_document(&doc, counter.as_ref(), &cfg);
+            Ok((doc, chunks))
+        })
+        .await;
         let (doc, chunks) = match cut {
             Ok(Ok(v)) => v,
             Ok(Err(e)) => return self.fail(job, Stage::Extract, e.to_string()).await,
@@ -124,11 +114,7 @@ impl Extractor {
         };
         // Record the expected totals before publishing, so the embedder that
         // stores the last batch can always tell it was the last.
-        match self
-            .state
-            .set_extracted(id, job.generation, &extracted)
-            .await
-        {
+        match self.state.set_extracted(id, job.generation, &extracted).await {
             Ok(true) => {}
             Ok(false) => return Outcome::Done(0),
             Err(e) => return Outcome::Retry(e.to_string()),
@@ -156,11 +142,7 @@ impl Extractor {
 
     async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> Outcome {
         tracing::info!(document = %job.document_id, key = %job.key, %reason, "document failed");
-        match self
-            .state
-            .fail(&job.document_id, job.generation, stage, &reason)
-            .await
-        {
+        match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
             Ok(_) => Outcome::Failed(reason),
             Err(e) => Outcome::Retry(e.to_string()),
         }

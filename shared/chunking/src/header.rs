@@ -28,10 +28,7 @@ mod tests {
         let path = vec!["Guide".to_string(), "Install".to_string()];
         assert_eq!(header_for("Guide", &path), "Guide > Install");
         assert_eq!(header_for("", &path), "Guide > Install");
-        let page = vec![
-            "Shared-State Concurrency".to_string(),
-            "Mutexes".to_string(),
-        ];
+        let page = vec!["Shared-State Concurrency".to_string(), "Mutexes".to_string()];
         assert_eq!(
             header_for("Shared-State Concurrency - The Book", &page),
             "Shared-State Concurrency - The Book > Mutexes"

@@ -33,10 +33,7 @@ pub struct ChunkConfig {
 
 impl Default for ChunkConfig {
     fn default() -> Self {
-        ChunkConfig {
-            budget: 256,
-            contextual_header: true,
-        }
+        ChunkConfig { budget: 256, contextual_header: true }
     }
 }
 

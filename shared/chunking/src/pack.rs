@@ -85,17 +85,9 @@ pub(crate) fn build(
     index: u32,
 ) -> Chunk {
     let content = doc.text[bytes.clone()].to_string();
-    let text = if ctx.header.is_empty() {
-        content.clone()
-    } else {
-        format!("{}\n\n{}", ctx.header, content)
-    };
+    let text = if ctx.header.is_empty() { content.clone() } else { format!("{}\n\n{}", ctx.header, content) };
     let tokens = counter.count(&text) + counter.special_tokens();
-    let header_tokens = if ctx.header.is_empty() {
-        0
-    } else {
-        counter.count(ctx.header)
-    };
+    let header_tokens = if ctx.header.is_empty() { 0 } else { counter.count(ctx.header) };
     let mut locator = Locator::for_bytes(&doc.text, bytes.clone());
     locator.page = ctx.page;
     Chunk {
@@ -115,10 +107,7 @@ mod tests {
     use super::*;
 
     fn u(tokens: usize) -> Unit {
-        Unit {
-            range: 0..0,
-            tokens,
-        }
+        Unit { range: 0..0, tokens }
     }
 
     #[test]

@@ -22,16 +22,10 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
                 while path.last().is_some_and(|(l, _)| *l >= level) {
                     path.pop();
                 }
-                let name = doc
-                    .slice(block)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let name = doc.slice(block).split_whitespace().collect::<Vec<_>>().join(" ");
                 path.push((level, name));
             }
-            BlockKind::Paragraph | BlockKind::ListItem => {
-                section.blocks.push((block.range.clone(), Grain::Sentences))
-            }
+            BlockKind::Paragraph | BlockKind::ListItem => section.blocks.push((block.range.clone(), Grain::Sentences)),
             BlockKind::Code => section.blocks.push((block.range.clone(), Grain::Lines)),
         }
     }
@@ -64,20 +58,13 @@ impl Section {
         }
         let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
         let (header, header_tokens) = fit_header(&doc.title, &names, counter, cfg);
-        let room = cfg
-            .budget
-            .saturating_sub(counter.special_tokens() + header_tokens)
-            .max(1);
+        let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
         let units: Vec<Unit> = self
             .blocks
             .drain(..)
             .flat_map(|(range, grain)| units_for(&doc.text, range, grain, room, counter))
             .collect();
-        let ctx = Context {
-            section: &names,
-            header: &header,
-            page: self.page,
-        };
+        let ctx = Context { section: &names, header: &header, page: self.page };
         pack::emit(doc, &units, room, &ctx, counter, cfg, out);
     }
 }
@@ -86,12 +73,7 @@ impl Section {
 /// eat more than a quarter of the budget: first to title and innermost
 /// section, then to nothing. Returns the header and the tokens it costs in
 /// `text` (its own plus the blank line, which costs none).
-fn fit_header(
-    title: &str,
-    names: &[String],
-    counter: &dyn TokenCounter,
-    cfg: &ChunkConfig,
-) -> (String, usize) {
+fn fit_header(title: &str, names: &[String], counter: &dyn TokenCounter, cfg: &ChunkConfig) -> (String, usize) {
     if !cfg.contextual_header {
         return (String::new(), 0);
     }

@@ -35,10 +35,7 @@ pub(crate) fn units_for(
     for piece in pieces {
         let tokens = counter.count(&text[piece.clone()]);
         if tokens <= room {
-            units.push(Unit {
-                range: piece,
-                tokens,
-            });
+            units.push(Unit { range: piece, tokens });
         } else {
             units.extend(words(text, piece, room, counter));
         }
@@ -49,10 +46,7 @@ pub(crate) fn units_for(
 /// Sentence ranges (UAX #29) inside `range`, trimmed of surrounding whitespace.
 fn sentences(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
     let base = range.start;
-    text[range]
-        .split_sentence_bound_indices()
-        .filter_map(|(i, s)| trimmed(base + i, s))
-        .collect()
+    text[range].split_sentence_bound_indices().filter_map(|(i, s)| trimmed(base + i, s)).collect()
 }
 
 /// Non-empty line ranges inside `range`, trimmed at the end.
@@ -92,10 +86,7 @@ fn words(text: &str, range: Range<usize>, room: usize, counter: &dyn TokenCounte
             }
             _ => {
                 out.extend(current.take());
-                current = Some(Unit {
-                    range: at..at + w.len(),
-                    tokens,
-                });
+                current = Some(Unit { range: at..at + w.len(), tokens });
             }
         }
     }

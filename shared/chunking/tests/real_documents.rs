@@ -28,10 +28,7 @@ fn corpus() -> Vec<Document> {
         };
         docs.push(ragpipe_extract::extract(kind, &name, &std::fs::read(&path).unwrap()).unwrap());
     }
-    assert!(
-        docs.len() >= 10,
-        "the corpus has HTML, Markdown and text documents"
-    );
+    assert!(docs.len() >= 10, "the corpus has HTML, Markdown and text documents");
     docs
 }
 
@@ -39,53 +36,24 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &Chunk
     assert!(!chunks.is_empty(), "{} yields chunks", doc.title);
     for (i, c) in chunks.iter().enumerate() {
         assert_eq!(c.index as usize, i);
-        assert_eq!(
-            c.content,
-            doc.text[c.bytes.clone()],
-            "content is the byte slice"
-        );
-        assert_eq!(
-            c.locator.resolve(&doc.text),
-            Some(c.content.as_str()),
-            "#char slices to content"
-        );
-        assert!(
-            c.text.ends_with(&c.content),
-            "text ends with the verbatim content"
-        );
+        assert_eq!(c.content, doc.text[c.bytes.clone()], "content is the byte slice");
+        assert_eq!(c.locator.resolve(&doc.text), Some(c.content.as_str()), "#char slices to content");
+        assert!(c.text.ends_with(&c.content), "text ends with the verbatim content");
         let measured = tok.count(&c.text) + tok.special_tokens();
-        assert_eq!(
-            measured, c.tokens as usize,
-            "token count is measured, not estimated"
-        );
-        assert!(
-            c.tokens as usize <= cfg.budget,
-            "chunk {i} of {} has {} tokens > {}",
-            doc.title,
-            c.tokens,
-            cfg.budget
-        );
+        assert_eq!(measured, c.tokens as usize, "token count is measured, not estimated");
+        assert!(c.tokens as usize <= cfg.budget, "chunk {i} of {} has {} tokens > {}", doc.title, c.tokens, cfg.budget);
         assert!(c.tokens <= 256, "never over the model window");
     }
     for w in chunks.windows(2) {
-        assert!(
-            w[0].bytes.end <= w[1].bytes.start,
-            "chunks are ordered and disjoint"
-        );
+        assert!(w[0].bytes.end <= w[1].bytes.start, "chunks are ordered and disjoint");
     }
     for block in &doc.blocks {
-        let inside: Vec<&Chunk> = chunks
-            .iter()
-            .filter(|c| c.bytes.start < block.range.end && block.range.start < c.bytes.end)
-            .collect();
+        let inside: Vec<&Chunk> =
+            chunks.iter().filter(|c| c.bytes.start < block.range.end && block.range.start < c.bytes.end).collect();
         match block.kind {
             BlockKind::Heading { .. } => {
                 // A heading is never quoted: it starts a section and lives in the header.
-                assert!(
-                    inside.is_empty(),
-                    "heading {:?} inside a chunk",
-                    doc.slice(block)
-                );
+                assert!(inside.is_empty(), "heading {:?} inside a chunk", doc.slice(block));
             }
             _ if inside.len() > 1 => {
                 // Cut: allowed only when the block alone is over the budget, and
@@ -107,11 +75,7 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &Chunk
     for c in chunks {
         for name in &c.section {
             let before = &doc.text[..c.bytes.start];
-            assert!(
-                before.contains(name.as_str()),
-                "section {name:?} precedes chunk {}",
-                c.index
-            );
+            assert!(before.contains(name.as_str()), "section {name:?} precedes chunk {}", c.index);
         }
     }
 }
@@ -138,33 +102,21 @@ fn check_cut(
         return;
     }
     let sentence_tokens = tok.count(sentence.1) + header + tok.special_tokens();
-    assert!(
-        sentence_tokens > cfg.budget,
-        "cut inside a fitting sentence in {}: {:?}",
-        doc.title,
-        sentence.1
-    );
+    assert!(sentence_tokens > cfg.budget, "cut inside a fitting sentence in {}: {:?}", doc.title, sentence.1);
     let before = doc.text[..at].chars().next_back().unwrap();
     let after = doc.text[at..].chars().next().unwrap();
     assert!(
         before.is_whitespace() || !after.is_alphanumeric() || !before.is_alphanumeric(),
         "cut inside a word at {at}"
     );
-    assert!(
-        !".,;:!?)]}".contains(after),
-        "piece starts with closing punctuation {after:?} in {}",
-        doc.title
-    );
+    assert!(!".,;:!?)]}".contains(after), "piece starts with closing punctuation {after:?} in {}", doc.title);
 }
 
 #[test]
 fn every_chunk_of_real_documents_keeps_the_rules() {
     let tok = tokenizer();
     for budget in [256, 128, 64] {
-        let cfg = ChunkConfig {
-            budget,
-            contextual_header: true,
-        };
+        let cfg = ChunkConfig { budget, contextual_header: true };
         for doc in corpus() {
             let chunks = chunk_document(&doc, &tok, &cfg);
             check(&doc, &chunks, &tok, &cfg);
@@ -176,35 +128,18 @@ fn every_chunk_of_real_documents_keeps_the_rules() {
 fn headers_carry_title_and_section_path() {
     let tok = tokenizer();
     let cfg = ChunkConfig::default();
-    let doc = corpus()
-        .into_iter()
-        .find(|d| d.title.starts_with("Shared-State Concurrency"))
-        .expect("book page");
+    let doc = corpus().into_iter().find(|d| d.title.starts_with("Shared-State Concurrency")).expect("book page");
     let chunks = chunk_document(&doc, &tok, &cfg);
-    let mutex = chunks
-        .iter()
-        .find(|c| c.content.starts_with("Mutex is an abbreviation"))
-        .expect("mutex paragraph chunk");
-    assert_eq!(
-        mutex.section,
-        [
-            "Shared-State Concurrency",
-            "Controlling Access with Mutexes"
-        ]
-    );
-    assert!(mutex.text.starts_with("Shared-State Concurrency - The Rust Programming Language > Controlling Access with Mutexes\n\n"));
-    let bare = chunk_document(
-        &doc,
-        &tok,
-        &ChunkConfig {
-            budget: 256,
-            contextual_header: false,
-        },
-    );
+    let mutex =
+        chunks.iter().find(|c| c.content.starts_with("Mutex is an abbreviation")).expect("mutex paragraph chunk");
+    assert_eq!(mutex.section, ["Shared-State Concurrency", "Controlling Access with Mutexes"]);
     assert!(
-        bare.iter()
-            .all(|c| c.text == c.content && c.header_tokens == 0)
+        mutex.text.starts_with(
+            "Shared-State Concurrency - The Rust Programming Language > Controlling Access with Mutexes\n\n"
+        )
     );
+    let bare = chunk_document(&doc, &tok, &ChunkConfig { budget: 256, contextual_header: false });
+    assert!(bare.iter().all(|c| c.text == c.content && c.header_tokens == 0));
 }
 
 #[test]
@@ -215,25 +150,14 @@ fn oversized_paragraph_splits_at_sentences() {
     let doc = Document {
         title: "Long".into(),
         kind: ragpipe_core::Kind::Text,
-        blocks: vec![ragpipe_core::Block {
-            kind: BlockKind::Paragraph,
-            range: 0..text.trim_end().len(),
-            page: None,
-        }],
+        blocks: vec![ragpipe_core::Block { kind: BlockKind::Paragraph, range: 0..text.trim_end().len(), page: None }],
         text,
     };
-    let cfg = ChunkConfig {
-        budget: 96,
-        contextual_header: true,
-    };
+    let cfg = ChunkConfig { budget: 96, contextual_header: true };
     let chunks = chunk_document(&doc, &tok, &cfg);
     assert!(chunks.len() > 3);
     for c in &chunks {
-        assert!(
-            c.content.starts_with("The embedder") && c.content.ends_with("itself."),
-            "{:?}",
-            c.content
-        );
+        assert!(c.content.starts_with("The embedder") && c.content.ends_with("itself."), "{:?}", c.content);
         assert!(c.tokens as usize <= 96);
     }
 }

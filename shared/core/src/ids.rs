@@ -35,8 +35,7 @@ impl fmt::Display for DocumentId {
 }
 
 /// Namespace for point ids (a fixed random UUID; changing it orphans every point).
-const POINT_NAMESPACE: uuid::Uuid =
-    uuid::Uuid::from_u128(0x6c1f_42d8_9b0e_4f7a_a3d5_2e8c_71b4_90fe);
+const POINT_NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x6c1f_42d8_9b0e_4f7a_a3d5_2e8c_71b4_90fe);
 
 /// The vector-store id of one chunk. Deterministic in (document, generation,
 /// chunk index), so a redelivered embed job overwrites instead of duplicating.

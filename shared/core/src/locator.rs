@@ -24,42 +24,23 @@ impl Locator {
     pub fn for_bytes(text: &str, bytes: Range<usize>) -> Self {
         let start = text[..bytes.start].chars().count();
         let len = text[bytes.clone()].chars().count();
-        Locator {
-            chars: start..start + len,
-            page: None,
-            time: None,
-            sheet: None,
-            lines: None,
-        }
+        Locator { chars: start..start + len, page: None, time: None, sheet: None, lines: None }
     }
 
     /// Resolves the `#char` range against a canonical text: the inverse of
     /// [`Locator::for_bytes`]. `None` when the range is outside the text.
     pub fn resolve<'t>(&self, text: &'t str) -> Option<&'t str> {
-        let mut indices = text
-            .char_indices()
-            .map(|(i, _)| i)
-            .chain(std::iter::once(text.len()));
+        let mut indices = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
         let start = indices.nth(self.chars.start)?;
         let len = self.chars.end.checked_sub(self.chars.start)?;
-        let end = if len == 0 {
-            start
-        } else {
-            indices.nth(len - 1)?
-        };
+        let end = if len == 0 { start } else { indices.nth(len - 1)? };
         Some(&text[start..end])
     }
 
     /// Parses the fragment form produced by `Display`.
     pub fn parse(s: &str) -> Option<Locator> {
         let s = s.strip_prefix('#').unwrap_or(s);
-        let mut loc = Locator {
-            chars: 0..0,
-            page: None,
-            time: None,
-            sheet: None,
-            lines: None,
-        };
+        let mut loc = Locator { chars: 0..0, page: None, time: None, sheet: None, lines: None };
         let mut have_chars = false;
         let mut sheet_name = None;
         for part in s.split('&') {
@@ -123,10 +104,7 @@ fn decode(s: &str) -> String {
     let mut rest = s;
     while let Some(i) = rest.find('%') {
         out.push_str(&rest[..i]);
-        match rest
-            .get(i + 1..i + 3)
-            .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
+        match rest.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()) {
             Some(b) => {
                 out.push(b as char);
                 rest = &rest[i + 3..];
@@ -162,22 +140,13 @@ mod tests {
         loc.sheet = Some(("Q1 & Q2".into(), "A1:F20".into()));
         loc.lines = Some((10, 42));
         let s = loc.to_string();
-        assert_eq!(
-            s,
-            "#page=3&sheet=Q1%20%26%20Q2&range=A1:F20&L10-L42&char=1,4"
-        );
+        assert_eq!(s, "#page=3&sheet=Q1%20%26%20Q2&range=A1:F20&L10-L42&char=1,4");
         assert_eq!(Locator::parse(&s), Some(loc));
     }
 
     #[test]
     fn out_of_range_does_not_resolve() {
-        let loc = Locator {
-            chars: 3..9,
-            page: None,
-            time: None,
-            sheet: None,
-            lines: None,
-        };
+        let loc = Locator { chars: 3..9, page: None, time: None, sheet: None, lines: None };
         assert_eq!(loc.resolve("abc"), None);
     }
 }

@@ -81,9 +81,7 @@ impl Job {
             Job::Delete(j) => j.schema_version,
         };
         if version != SCHEMA_VERSION {
-            return Err(format!(
-                "unsupported schema_version {version} (expected {SCHEMA_VERSION})"
-            ));
+            return Err(format!("unsupported schema_version {version} (expected {SCHEMA_VERSION})"));
         }
         Ok(job)
     }

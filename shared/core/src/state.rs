@@ -44,10 +44,7 @@ impl DocStatus {
 
     /// Whether the document still has work in flight.
     pub fn is_pending(self) -> bool {
-        matches!(
-            self,
-            DocStatus::Queued | DocStatus::Extracting | DocStatus::Embedding
-        )
+        matches!(self, DocStatus::Queued | DocStatus::Extracting | DocStatus::Embedding)
     }
 }
 
@@ -74,15 +71,7 @@ impl Stage {
     }
 
     pub fn parse(s: &str) -> Option<Stage> {
-        [
-            Stage::Fetch,
-            Stage::Extract,
-            Stage::Chunk,
-            Stage::Embed,
-            Stage::Store,
-        ]
-        .into_iter()
-        .find(|st| st.as_str() == s)
+        [Stage::Fetch, Stage::Extract, Stage::Chunk, Stage::Embed, Stage::Store].into_iter().find(|st| st.as_str() == s)
     }
 }
 
@@ -120,7 +109,6 @@ impl DocState {
     /// A document indexed with another model or pipeline than the current one.
     pub fn is_stale(&self, model: &str, pipeline_version: &str) -> bool {
         self.status == DocStatus::Indexed
-            && (self.model.as_deref() != Some(model)
-                || self.pipeline_version.as_deref() != Some(pipeline_version))
+            && (self.model.as_deref() != Some(model) || self.pipeline_version.as_deref() != Some(pipeline_version))
     }
 }

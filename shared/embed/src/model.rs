@@ -44,20 +44,14 @@ impl ModelFiles {
         if let Some(dir) = std::env::var_os("RAGPIPE_CACHE") {
             return PathBuf::from(dir);
         }
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("."));
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
         home.join(".cache").join("ragpipe")
     }
 
     /// Resolves the files: `model_dir` (else `$RAGPIPE_MODEL_DIR`, else the
     /// cache) holds `model.onnx` / `model-int8.onnx` and `tokenizer.json`;
     /// the runtime is `runtime` (else `$ORT_DYLIB_PATH`, else the cache).
-    pub fn locate(
-        model_dir: Option<&Path>,
-        runtime: Option<&Path>,
-        variant: ModelVariant,
-    ) -> Result<Self, EmbedError> {
+    pub fn locate(model_dir: Option<&Path>, runtime: Option<&Path>, variant: ModelVariant) -> Result<Self, EmbedError> {
         let root = Self::cache_root();
         let dir = model_dir
             .map(Path::to_path_buf)
@@ -71,12 +65,7 @@ impl ModelFiles {
             ModelVariant::Fp32 => "model.onnx",
             ModelVariant::Int8 => "model-int8.onnx",
         });
-        let files = ModelFiles {
-            onnx,
-            tokenizer: dir.join("tokenizer.json"),
-            runtime,
-            variant,
-        };
+        let files = ModelFiles { onnx, tokenizer: dir.join("tokenizer.json"), runtime, variant };
         for path in [&files.onnx, &files.tokenizer, &files.runtime] {
             if !path.is_file() {
                 return Err(EmbedError::MissingFiles(path.display().to_string()));

@@ -18,16 +18,10 @@ fn environment(files: &ModelFiles) -> Result<Environment, EmbedError> {
     ENVIRONMENT
         .get_or_init(|| {
             let builder = ort::init_from(&files.runtime).map_err(|e| e.to_string())?;
-            builder
-                .with_name("ragpipe")
-                .build()
-                .map_err(|e| e.to_string())
+            builder.with_name("ragpipe").build().map_err(|e| e.to_string())
         })
         .clone()
-        .map_err(|reason| EmbedError::Runtime {
-            path: files.runtime.display().to_string(),
-            reason,
-        })
+        .map_err(|reason| EmbedError::Runtime { path: files.runtime.display().to_string(), reason })
 }
 
 pub struct OnnxEmbedder {
@@ -45,11 +39,7 @@ impl OnnxEmbedder {
     pub fn load(files: &ModelFiles, threads: usize, batch_size: usize) -> Result<Self, EmbedError> {
         let env = environment(files)?;
         let tokenizer = WordPieceTokenizer::from_file(&files.tokenizer, 256)?;
-        let threads = if threads == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        } else {
-            threads
-        };
+        let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let session = Session::builder(&env)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(|e| EmbedError::Inference(e.to_string()))?
@@ -60,13 +50,7 @@ impl OnnxEmbedder {
             ModelVariant::Fp32 => crate::MODEL_NAME.to_string(),
             ModelVariant::Int8 => format!("{}-int8", crate::MODEL_NAME),
         };
-        Ok(OnnxEmbedder {
-            session: Mutex::new(session),
-            tokenizer,
-            name,
-            dims: 384,
-            batch_size: batch_size.max(1),
-        })
+        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, name, dims: 384, batch_size: batch_size.max(1) })
     }
 
     /// The tokenizer the model uses, for chunkers to measure with.
@@ -103,12 +87,7 @@ impl OnnxEmbedder {
                     *slot += hidden[[r, c, d]];
                 }
             }
-            let norm = v
-                .iter()
-                .map(|x| (x / len as f32).powi(2))
-                .sum::<f32>()
-                .sqrt()
-                .max(1e-12);
+            let norm = v.iter().map(|x| (x / len as f32).powi(2)).sum::<f32>().sqrt().max(1e-12);
             for slot in &mut v {
                 *slot = *slot / len as f32 / norm;
             }
@@ -132,20 +111,10 @@ impl Embedder for OnnxEmbedder {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Embeddings, EmbedError> {
-        let encoded = texts
-            .iter()
-            .map(|t| self.tokenizer.encode(t))
-            .collect::<Result<Vec<_>, _>>()?;
-        let truncated = encoded
-            .iter()
-            .filter(|e| e.full_len > self.window())
-            .count();
+        let encoded = texts.iter().map(|t| self.tokenizer.encode(t)).collect::<Result<Vec<_>, _>>()?;
+        let truncated = encoded.iter().filter(|e| e.full_len > self.window()).count();
         if truncated > 0 {
-            tracing::warn!(
-                truncated,
-                window = self.window(),
-                "texts longer than the model window were truncated"
-            );
+            tracing::warn!(truncated, window = self.window(), "texts longer than the model window were truncated");
         }
         // Sorting by length keeps padding (wasted compute) small within a batch.
         let mut order: Vec<usize> = (0..encoded.len()).collect();
@@ -158,10 +127,6 @@ impl Embedder for OnnxEmbedder {
             }
         }
         let tokens = encoded.iter().map(|e| e.full_len).collect();
-        Ok(Embeddings {
-            vectors,
-            tokens,
-            truncated,
-        })
+        Ok(Embeddings { vectors, tokens, truncated })
     }
 }

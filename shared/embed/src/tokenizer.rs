@@ -23,14 +23,9 @@ pub struct WordPieceTokenizer {
 
 impl WordPieceTokenizer {
     pub fn from_file(path: &Path, window: usize) -> Result<Self, EmbedError> {
-        let err = |reason: String| EmbedError::Tokenizer {
-            path: path.display().to_string(),
-            reason,
-        };
+        let err = |reason: String| EmbedError::Tokenizer { path: path.display().to_string(), reason };
         let mut inner = tokenizers::Tokenizer::from_file(path).map_err(|e| err(e.to_string()))?;
-        inner
-            .with_truncation(None)
-            .map_err(|e| err(e.to_string()))?;
+        inner.with_truncation(None).map_err(|e| err(e.to_string()))?;
         inner.with_padding(None);
         Ok(WordPieceTokenizer { inner, window })
     }
@@ -42,10 +37,7 @@ impl WordPieceTokenizer {
     /// Encodes with special tokens, cutting to the window only as a last
     /// resort (the caller counts it as a truncation).
     pub fn encode(&self, text: &str) -> Result<Encoded, EmbedError> {
-        let enc = self
-            .inner
-            .encode(text, true)
-            .map_err(|e| EmbedError::Inference(format!("tokenizing: {e}")))?;
+        let enc = self.inner.encode(text, true).map_err(|e| EmbedError::Inference(format!("tokenizing: {e}")))?;
         let full_len = enc.get_ids().len();
         let mut ids: Vec<i64> = enc.get_ids().iter().map(|&i| i64::from(i)).collect();
         let mut type_ids: Vec<i64> = enc.get_type_ids().iter().map(|&i| i64::from(i)).collect();
@@ -56,11 +48,7 @@ impl WordPieceTokenizer {
             ids.push(sep);
             type_ids.truncate(self.window);
         }
-        Ok(Encoded {
-            ids,
-            type_ids,
-            full_len,
-        })
+        Ok(Encoded { ids, type_ids, full_len })
     }
 }
 
@@ -68,10 +56,7 @@ impl ragpipe_chunking::TokenCounter for WordPieceTokenizer {
     fn count(&self, text: &str) -> usize {
         // Encoding only fails on pathological normaliser errors; count such a
         // text as too large so it is split rather than passed through.
-        self.inner
-            .encode(text, false)
-            .map(|e| e.get_ids().len())
-            .unwrap_or(usize::MAX / 4)
+        self.inner.encode(text, false).map(|e| e.get_ids().len()).unwrap_or(usize::MAX / 4)
     }
 
     fn special_tokens(&self) -> usize {

@@ -27,16 +27,12 @@ fn reference() -> Reference {
 }
 
 fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
-    let files = ModelFiles::locate(None, None, variant)
-        .expect("model provisioned (run scripts/provision-model.sh)");
+    let files = ModelFiles::locate(None, None, variant).expect("model provisioned (run scripts/provision-model.sh)");
     OnnxEmbedder::load(&files, 0, batch).expect("model loads")
 }
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
 
 #[test]
@@ -48,20 +44,10 @@ fn fp32_matches_sentence_transformers_within_1e_5() {
         let model = embedder(ModelVariant::Fp32, batch);
         assert_eq!(model.dims(), reference.dims);
         let out = model.embed(&texts).unwrap();
-        let expected_truncations = reference
-            .items
-            .iter()
-            .filter(|i| i.truncated_to_256)
-            .count();
-        assert_eq!(
-            out.truncated, expected_truncations,
-            "over-window texts are counted, not hidden"
-        );
+        let expected_truncations = reference.items.iter().filter(|i| i.truncated_to_256).count();
+        assert_eq!(out.truncated, expected_truncations, "over-window texts are counted, not hidden");
         for (i, item) in reference.items.iter().enumerate() {
-            assert_eq!(
-                out.tokens[i], item.wordpieces_with_special,
-                "token count of item {i}"
-            );
+            assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
             let diff = max_abs_diff(&out.vectors[i], &item.embedding);
             assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
         }
@@ -73,10 +59,7 @@ fn tokenizer_matches_reference_ids_and_window() {
     let model = embedder(ModelVariant::Fp32, 8);
     for item in reference().items {
         let enc = model.tokenizer().encode(&item.text).unwrap();
-        assert_eq!(
-            &enc.ids[..item.input_ids_first_16.len().min(enc.ids.len())],
-            &item.input_ids_first_16[..]
-        );
+        assert_eq!(&enc.ids[..item.input_ids_first_16.len().min(enc.ids.len())], &item.input_ids_first_16[..]);
         assert_eq!(enc.full_len, item.wordpieces_with_special);
         assert_eq!(enc.ids.len(), item.wordpieces_with_special.min(256));
         assert_eq!(*enc.ids.last().unwrap(), 102, "always ends with [SEP]");
@@ -88,11 +71,7 @@ fn int8_stays_close_to_fp32() {
     let reference = reference();
     let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
     let model = embedder(ModelVariant::Int8, 16);
-    assert_eq!(
-        model.model(),
-        "all-MiniLM-L6-v2-int8",
-        "int8 vectors are sealed under their own name"
-    );
+    assert_eq!(model.model(), "all-MiniLM-L6-v2-int8", "int8 vectors are sealed under their own name");
     let out = model.embed(&texts).unwrap();
     for (v, item) in out.vectors.iter().zip(&reference.items) {
         let cosine: f32 = v.iter().zip(&item.embedding).map(|(a, b)| a * b).sum();

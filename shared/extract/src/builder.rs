@@ -35,11 +35,7 @@ impl TextBuilder {
             let end = self.text.trim_end().len().max(start);
             self.text.truncate(end);
             if end > start {
-                self.blocks.push(Block {
-                    kind,
-                    range: start..end,
-                    page: None,
-                });
+                self.blocks.push(Block { kind, range: start..end, page: None });
             } else {
                 let keep = self.text.trim_end_matches('\n').len();
                 self.text.truncate(keep);
@@ -78,11 +74,7 @@ impl TextBuilder {
         }
         let start = self.open.as_ref().map_or(0, |(_, s)| *s);
         // Leading blank lines of a block carry nothing a reader needs.
-        let s = if self.text.len() == start {
-            s.trim_start_matches(['\n', '\r'])
-        } else {
-            s
-        };
+        let s = if self.text.len() == start { s.trim_start_matches(['\n', '\r']) } else { s };
         self.text.push_str(&s.replace("\r\n", "\n"));
     }
 
@@ -102,12 +94,7 @@ impl TextBuilder {
 
     pub fn build(mut self, title: String, kind: Kind) -> Document {
         self.finish();
-        Document {
-            title,
-            kind,
-            text: self.text,
-            blocks: self.blocks,
-        }
+        Document { title, kind, text: self.text, blocks: self.blocks }
     }
 }
 
@@ -130,17 +117,7 @@ mod tests {
         b.raw("\nfn main() {\n    x();\n}\n");
         let doc = b.build("t".into(), Kind::Html);
         let texts: Vec<&str> = doc.blocks.iter().map(|bl| doc.slice(bl)).collect();
-        assert_eq!(
-            texts,
-            [
-                "Hello world",
-                "Use cargo build.",
-                "fn main() {\n    x();\n}"
-            ]
-        );
-        assert_eq!(
-            doc.text,
-            "Hello world\n\nUse cargo build.\n\nfn main() {\n    x();\n}"
-        );
+        assert_eq!(texts, ["Hello world", "Use cargo build.", "fn main() {\n    x();\n}"]);
+        assert_eq!(doc.text, "Hello world\n\nUse cargo build.\n\nfn main() {\n    x();\n}");
     }
 }

@@ -9,8 +9,8 @@ use scraper::{Html, Node};
 
 /// Elements whose content is never visible prose.
 const SKIP: &[&str] = &[
-    "head", "script", "style", "noscript", "template", "nav", "svg", "iframe", "object", "button",
-    "select", "textarea", "form", "canvas", "math",
+    "head", "script", "style", "noscript", "template", "nav", "svg", "iframe", "object", "button", "select",
+    "textarea", "form", "canvas", "math",
 ];
 
 /// Elements that end the flowing text before and after them.
@@ -151,10 +151,7 @@ fn main_content(html: &Html) -> Option<ego_tree::NodeRef<'_, Node>> {
 /// The text of `<title>`, if any.
 fn page_title(html: &Html) -> String {
     let selector = scraper::Selector::parse("title").expect("static selector");
-    html.select(&selector)
-        .next()
-        .map(|t| t.text().collect::<String>())
-        .unwrap_or_default()
+    html.select(&selector).next().map(|t| t.text().collect::<String>()).unwrap_or_default()
 }
 
 /// The block kind an element opens, for elements that carry one of their own.

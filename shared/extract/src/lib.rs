@@ -45,11 +45,7 @@ pub fn extract(kind: Kind, name: &str, bytes: &[u8]) -> Result<Document, Extract
         Kind::Text => text::extract(name, &text::decode(bytes)?),
         other => return Err(ExtractError::Unsupported(other.as_str().to_string())),
     };
-    if doc
-        .blocks
-        .iter()
-        .all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. }))
-    {
+    if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);
     }
     Ok(doc)
@@ -58,7 +54,5 @@ pub fn extract(kind: Kind, name: &str, bytes: &[u8]) -> Result<Document, Extract
 /// The title to use when a document has none: the file name without extension.
 pub(crate) fn fallback_title(name: &str) -> String {
     let base = name.rsplit('/').next().unwrap_or(name);
-    base.rsplit_once('.')
-        .map_or(base, |(stem, _)| stem)
-        .to_string()
+    base.rsplit_once('.').map_or(base, |(stem, _)| stem).to_string()
 }

@@ -50,11 +50,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
             Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
             Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
             Event::End(
-                TagEnd::Paragraph
-                | TagEnd::Item
-                | TagEnd::TableRow
-                | TagEnd::TableHead
-                | TagEnd::BlockQuote(_),
+                TagEnd::Paragraph | TagEnd::Item | TagEnd::TableRow | TagEnd::TableHead | TagEnd::BlockQuote(_),
             ) => b.finish(),
             Event::Text(t) if in_metadata => drop(t),
             Event::Text(t) if in_code => b.raw(&t),
@@ -85,8 +81,7 @@ mod tests {
     fn structure_and_inline_markup() {
         let src = "---\nauthor: x\n---\n# Guide\n\nRun `cargo build` *now*.\nThen rest.\n\n## Install\n\n- one\n- two\n\n```rust\nfn main() {\n\n    go();\n}\n```\n";
         let doc = extract("guide.md", src);
-        let texts: Vec<(&BlockKind, &str)> =
-            doc.blocks.iter().map(|b| (&b.kind, doc.slice(b))).collect();
+        let texts: Vec<(&BlockKind, &str)> = doc.blocks.iter().map(|b| (&b.kind, doc.slice(b))).collect();
         assert_eq!(doc.title, "Guide");
         assert_eq!(
             texts,

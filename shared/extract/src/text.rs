@@ -29,11 +29,7 @@ fn utf16(bytes: &[u8]) -> Option<Vec<u16>> {
         _ => return None,
     };
     let pair = |c: &[u8]| {
-        if le {
-            u16::from_le_bytes([c[0], c[1]])
-        } else {
-            u16::from_be_bytes([c[0], c[1]])
-        }
+        if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) }
     };
     Some(rest.chunks_exact(2).map(pair).collect())
 }
@@ -48,11 +44,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
     for line in text.split_inclusive('\n') {
         if line.trim().is_empty() {
             if let Some(s) = start.take() {
-                blocks.push(Block {
-                    kind: BlockKind::Paragraph,
-                    range: s..end,
-                    page: None,
-                });
+                blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
             }
         } else {
             let lead = line.len() - line.trim_start().len();
@@ -62,18 +54,9 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         at += line.len();
     }
     if let Some(s) = start {
-        blocks.push(Block {
-            kind: BlockKind::Paragraph,
-            range: s..end,
-            page: None,
-        });
+        blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
     }
-    Document {
-        title: fallback_title(name),
-        kind: Kind::Text,
-        text: text.to_string(),
-        blocks,
-    }
+    Document { title: fallback_title(name), kind: Kind::Text, text: text.to_string(), blocks }
 }
 
 #[cfg(test)]
@@ -82,10 +65,7 @@ mod tests {
 
     #[test]
     fn paragraphs_split_at_blank_lines() {
-        let doc = extract(
-            "notes.txt",
-            &decode(b"First line\r\nstill first.\r\n\r\n  Second.\n\n\n").unwrap(),
-        );
+        let doc = extract("notes.txt", &decode(b"First line\r\nstill first.\r\n\r\n  Second.\n\n\n").unwrap());
         let texts: Vec<&str> = doc.blocks.iter().map(|b| doc.slice(b)).collect();
         assert_eq!(texts, ["First line\nstill first.", "Second."]);
         assert_eq!(doc.title, "notes");
@@ -93,10 +73,7 @@ mod tests {
 
     #[test]
     fn binary_is_refused_and_latin1_decodes() {
-        assert!(matches!(
-            decode(b"\x7fELF\0\0\x01"),
-            Err(ExtractError::NotText(_))
-        ));
+        assert!(matches!(decode(b"\x7fELF\0\0\x01"), Err(ExtractError::NotText(_))));
         assert_eq!(decode(b"caf\xe9").unwrap(), "café");
         assert_eq!(decode(b"\xff\xfeh\0i\0").unwrap(), "hi");
     }

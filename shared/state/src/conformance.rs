@@ -6,13 +6,7 @@ use ragpipe_core::{DocStatus, DocumentId, Kind, Stage};
 
 fn observed(name: &str, etag: &str) -> Observed {
     let uri = format!("file:///corpus/{name}");
-    Observed {
-        id: DocumentId::from_uri(&uri),
-        uri,
-        key: name.into(),
-        etag: etag.into(),
-        size: 10,
-    }
+    Observed { id: DocumentId::from_uri(&uri), uri, key: name.into(), etag: etag.into(), size: 10 }
 }
 
 fn extracted(chunks: i64, batches: i64) -> Extracted {
@@ -27,81 +21,32 @@ fn extracted(chunks: i64, batches: i64) -> Extracted {
 }
 
 fn completion(chunks: i64) -> Completion {
-    Completion {
-        chunks_stored: chunks,
-        model: "m".into(),
-        dims: 384,
-        pipeline_version: "1".into(),
-    }
+    Completion { chunks_stored: chunks, model: "m".into(), dims: 384, pipeline_version: "1".into() }
 }
 
 /// Drives one document from first sighting to indexed.
 async fn index(store: &dyn StateStore, obj: &Observed, run: i64, generation: i64) {
     assert!(store.begin_extract(&obj.id, generation).await.unwrap());
-    assert!(
-        store
-            .set_extracted(&obj.id, generation, &extracted(3, 2))
-            .await
-            .unwrap()
-    );
-    let stats = BatchStats {
-        chunks: 2,
-        tokens: 100,
-        header_tokens: 10,
-        truncated: 0,
-    };
-    assert_eq!(
-        store
-            .record_batch(&obj.id, generation, 0, stats)
-            .await
-            .unwrap(),
-        1
-    );
-    assert_eq!(
-        store
-            .record_batch(&obj.id, generation, 1, BatchStats { chunks: 1, ..stats })
-            .await
-            .unwrap(),
-        2
-    );
-    assert!(
-        store
-            .complete(&obj.id, generation, &completion(3))
-            .await
-            .unwrap()
-    );
+    assert!(store.set_extracted(&obj.id, generation, &extracted(3, 2)).await.unwrap());
+    let stats = BatchStats { chunks: 2, tokens: 100, header_tokens: 10, truncated: 0 };
+    assert_eq!(store.record_batch(&obj.id, generation, 0, stats).await.unwrap(), 1);
+    assert_eq!(store.record_batch(&obj.id, generation, 1, BatchStats { chunks: 1, ..stats }).await.unwrap(), 2);
+    assert!(store.complete(&obj.id, generation, &completion(3)).await.unwrap());
     let _ = run;
 }
 
 /// New, unchanged, changed and resumed documents are told apart.
 pub async fn observe_diffs_versions(store: &dyn StateStore) {
     let a = observed("a.md", "v1");
-    assert_eq!(
-        store.observe(&a, 1).await.unwrap(),
-        Observation::New { generation: 1 }
-    );
-    assert_eq!(
-        store.observe(&a, 2).await.unwrap(),
-        Observation::Pending { generation: 1 },
-        "never finished"
-    );
+    assert_eq!(store.observe(&a, 1).await.unwrap(), Observation::New { generation: 1 });
+    assert_eq!(store.observe(&a, 2).await.unwrap(), Observation::Pending { generation: 1 }, "never finished");
     index(store, &a, 2, 1).await;
     assert_eq!(store.observe(&a, 3).await.unwrap(), Observation::Unchanged);
     let a2 = observed("a.md", "v2");
-    assert_eq!(
-        store.observe(&a2, 4).await.unwrap(),
-        Observation::Changed { generation: 2 }
-    );
+    assert_eq!(store.observe(&a2, 4).await.unwrap(), Observation::Changed { generation: 2 });
     let doc = store.get(&a.id).await.unwrap().unwrap();
-    assert_eq!(
-        (doc.status, doc.generation, doc.attempts, doc.etag.as_str()),
-        (DocStatus::Queued, 2, 0, "v2")
-    );
-    assert_eq!(
-        doc.chunks_stored,
-        Some(3),
-        "the old count stays until the new generation completes"
-    );
+    assert_eq!((doc.status, doc.generation, doc.attempts, doc.etag.as_str()), (DocStatus::Queued, 2, 0, "v2"));
+    assert_eq!(doc.chunks_stored, Some(3), "the old count stays until the new generation completes");
 }
 
 /// Documents a run did not see are deleted, once, and come back as a new generation.
@@ -112,57 +57,25 @@ pub async fn missing_documents_are_deleted(store: &dyn StateStore) {
     assert!(store.mark_missing(10).await.unwrap().is_empty());
     store.observe(&a, 20).await.unwrap();
     assert_eq!(store.mark_missing(20).await.unwrap(), vec![b.id.clone()]);
-    assert!(
-        store.mark_missing(20).await.unwrap().is_empty(),
-        "deleted once"
-    );
-    assert_eq!(
-        store.get(&b.id).await.unwrap().unwrap().status,
-        DocStatus::Deleted
-    );
-    assert_eq!(
-        store.observe(&b, 30).await.unwrap(),
-        Observation::Changed { generation: 2 }
-    );
+    assert!(store.mark_missing(20).await.unwrap().is_empty(), "deleted once");
+    assert_eq!(store.get(&b.id).await.unwrap().unwrap().status, DocStatus::Deleted);
+    assert_eq!(store.observe(&b, 30).await.unwrap(), Observation::Changed { generation: 2 });
 }
 
 /// Transitions apply only to the generation they name and only forward.
 pub async fn transitions_are_conditional(store: &dyn StateStore) {
     let a = observed("a.md", "v1");
     store.observe(&a, 1).await.unwrap();
-    assert!(
-        !store.begin_extract(&a.id, 2).await.unwrap(),
-        "no such generation"
-    );
+    assert!(!store.begin_extract(&a.id, 2).await.unwrap(), "no such generation");
     assert!(store.begin_extract(&a.id, 1).await.unwrap());
-    assert!(
-        store.begin_extract(&a.id, 1).await.unwrap(),
-        "a redelivered job may claim again"
-    );
+    assert!(store.begin_extract(&a.id, 1).await.unwrap(), "a redelivered job may claim again");
     assert_eq!(store.get(&a.id).await.unwrap().unwrap().attempts, 2);
-    assert!(
-        !store.complete(&a.id, 1, &completion(1)).await.unwrap(),
-        "not embedding yet"
-    );
-    assert!(
-        store
-            .set_extracted(&a.id, 1, &extracted(1, 1))
-            .await
-            .unwrap()
-    );
-    store
-        .record_batch(&a.id, 1, 0, BatchStats::default())
-        .await
-        .unwrap();
+    assert!(!store.complete(&a.id, 1, &completion(1)).await.unwrap(), "not embedding yet");
+    assert!(store.set_extracted(&a.id, 1, &extracted(1, 1)).await.unwrap());
+    store.record_batch(&a.id, 1, 0, BatchStats::default()).await.unwrap();
     assert!(store.complete(&a.id, 1, &completion(1)).await.unwrap());
-    assert!(
-        !store.complete(&a.id, 1, &completion(1)).await.unwrap(),
-        "completes once"
-    );
-    assert!(
-        !store.fail(&a.id, 1, Stage::Embed, "late").await.unwrap(),
-        "indexed is final for its generation"
-    );
+    assert!(!store.complete(&a.id, 1, &completion(1)).await.unwrap(), "completes once");
+    assert!(!store.fail(&a.id, 1, Stage::Embed, "late").await.unwrap(), "indexed is final for its generation");
     assert!(!store.begin_extract(&a.id, 1).await.unwrap());
 }
 
@@ -171,55 +84,20 @@ pub async fn batches_are_idempotent(store: &dyn StateStore) {
     let a = observed("a.md", "v1");
     store.observe(&a, 1).await.unwrap();
     store.begin_extract(&a.id, 1).await.unwrap();
-    store
-        .set_extracted(&a.id, 1, &extracted(5, 2))
-        .await
-        .unwrap();
-    let stats = BatchStats {
-        chunks: 3,
-        tokens: 300,
-        header_tokens: 30,
-        truncated: 1,
-    };
+    store.set_extracted(&a.id, 1, &extracted(5, 2)).await.unwrap();
+    let stats = BatchStats { chunks: 3, tokens: 300, header_tokens: 30, truncated: 1 };
     assert_eq!(store.record_batch(&a.id, 1, 0, stats).await.unwrap(), 1);
-    assert_eq!(
-        store.record_batch(&a.id, 1, 0, stats).await.unwrap(),
-        1,
-        "redelivery recorded once"
-    );
-    let last = BatchStats {
-        chunks: 2,
-        tokens: 200,
-        header_tokens: 20,
-        truncated: 0,
-    };
+    assert_eq!(store.record_batch(&a.id, 1, 0, stats).await.unwrap(), 1, "redelivery recorded once");
+    let last = BatchStats { chunks: 2, tokens: 200, header_tokens: 20, truncated: 0 };
     assert_eq!(store.record_batch(&a.id, 1, 1, last).await.unwrap(), 2);
     assert!(store.complete(&a.id, 1, &completion(5)).await.unwrap());
     let doc = store.get(&a.id).await.unwrap().unwrap();
-    assert_eq!(
-        (doc.chunks_expected, doc.batches_expected, doc.chunks_stored),
-        (Some(5), Some(2), Some(5))
-    );
-    assert_eq!(
-        (doc.truncated, doc.model.as_deref(), doc.dims),
-        (1, Some("m"), Some(384))
-    );
+    assert_eq!((doc.chunks_expected, doc.batches_expected, doc.chunks_stored), (Some(5), Some(2), Some(5)));
+    assert_eq!((doc.truncated, doc.model.as_deref(), doc.dims), (1, Some("m"), Some(384)));
     assert_eq!(doc.kind, Some(Kind::Markdown));
     let counts = store.counts().await.unwrap();
-    let indexed = counts
-        .iter()
-        .find(|(s, _)| *s == DocStatus::Indexed)
-        .unwrap()
-        .1;
-    assert_eq!(
-        (
-            indexed.documents,
-            indexed.chunks,
-            indexed.tokens,
-            indexed.header_tokens
-        ),
-        (1, 5, 500, 50)
-    );
+    let indexed = counts.iter().find(|(s, _)| *s == DocStatus::Indexed).unwrap().1;
+    assert_eq!((indexed.documents, indexed.chunks, indexed.tokens, indexed.header_tokens), (1, 5, 500, 50));
 }
 
 /// Failures keep their stage and reason and are listed by status.
@@ -228,32 +106,14 @@ pub async fn failures_are_recorded(store: &dyn StateStore) {
     store.observe(&a, 1).await.unwrap();
     store.observe(&b, 1).await.unwrap();
     store.begin_extract(&b.id, 1).await.unwrap();
-    assert!(
-        store
-            .fail(&b.id, 1, Stage::Extract, "unsupported type: .bin")
-            .await
-            .unwrap()
-    );
+    assert!(store.fail(&b.id, 1, Stage::Extract, "unsupported type: .bin").await.unwrap());
     let failed = store.list(Some(DocStatus::Failed)).await.unwrap();
     assert_eq!(failed.len(), 1);
-    assert_eq!(
-        failed[0].failure_reason.as_deref(),
-        Some("unsupported type: .bin")
-    );
+    assert_eq!(failed[0].failure_reason.as_deref(), Some("unsupported type: .bin"));
     assert_eq!(failed[0].failure_stage, Some(Stage::Extract));
     assert_eq!(store.list(None).await.unwrap().len(), 2);
-    assert_eq!(
-        store.observe(&b, 2).await.unwrap(),
-        Observation::Unchanged,
-        "a failed file is not retried by itself"
-    );
-    assert!(
-        store
-            .get(&DocumentId::from_raw("nope"))
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert_eq!(store.observe(&b, 2).await.unwrap(), Observation::Unchanged, "a failed file is not retried by itself");
+    assert!(store.get(&DocumentId::from_raw("nope")).await.unwrap().is_none());
 }
 
 /// Runs every check, each on a fresh store from `fresh`.

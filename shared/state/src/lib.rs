@@ -27,12 +27,8 @@ pub enum StateError {
 impl StateError {
     /// Whether trying again later can succeed (connection trouble, locks).
     pub fn is_retryable(&self) -> bool {
-        matches!(
-            self,
-            StateError::Database(
-                sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed
-            )
-        ) || matches!(self, StateError::Database(sqlx::Error::Database(e)) if e.message().contains("locked"))
+        matches!(self, StateError::Database(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed))
+            || matches!(self, StateError::Database(sqlx::Error::Database(e)) if e.message().contains("locked"))
     }
 }
 
@@ -112,12 +108,7 @@ pub trait StateStore: Send + Sync {
     /// Claims a generation for extraction (counts an attempt).
     async fn begin_extract(&self, id: &DocumentId, generation: i64) -> Result<bool, StateError>;
     /// Records extraction results; the document now waits for its batches.
-    async fn set_extracted(
-        &self,
-        id: &DocumentId,
-        generation: i64,
-        ex: &Extracted,
-    ) -> Result<bool, StateError>;
+    async fn set_extracted(&self, id: &DocumentId, generation: i64, ex: &Extracted) -> Result<bool, StateError>;
     /// Records one stored batch (idempotent); returns batches stored so far.
     async fn record_batch(
         &self,
@@ -127,20 +118,9 @@ pub trait StateStore: Send + Sync {
         stats: BatchStats,
     ) -> Result<i64, StateError>;
     /// Marks a generation indexed with the count read back from the vector store.
-    async fn complete(
-        &self,
-        id: &DocumentId,
-        generation: i64,
-        c: &Completion,
-    ) -> Result<bool, StateError>;
+    async fn complete(&self, id: &DocumentId, generation: i64, c: &Completion) -> Result<bool, StateError>;
     /// Marks a generation failed with a human-readable reason.
-    async fn fail(
-        &self,
-        id: &DocumentId,
-        generation: i64,
-        stage: Stage,
-        reason: &str,
-    ) -> Result<bool, StateError>;
+    async fn fail(&self, id: &DocumentId, generation: i64, stage: Stage, reason: &str) -> Result<bool, StateError>;
     /// One document.
     async fn get(&self, id: &DocumentId) -> Result<Option<DocState>, StateError>;
     /// Documents, optionally of one status, ordered by URI.

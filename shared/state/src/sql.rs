@@ -1,8 +1,6 @@
 //! The SQL adapter, for SQLite (embedded) and PostgreSQL (distributed).
 
-use crate::{
-    BatchStats, Completion, Extracted, Observation, Observed, StateError, StateStore, StatusCount,
-};
+use crate::{BatchStats, Completion, Extracted, Observation, Observed, StateError, StateStore, StatusCount};
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -34,15 +32,9 @@ impl SqlStateStore {
                     if sqlite {
                         // WAL lets readers (status, progress) run beside the
                         // writer; the timeout makes writers queue, not fail.
-                        sqlx::query("PRAGMA journal_mode = WAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA busy_timeout = 30000")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA synchronous = NORMAL")
-                            .execute(&mut *conn)
-                            .await?;
+                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA synchronous = NORMAL").execute(&mut *conn).await?;
                     }
                     Ok(())
                 })
@@ -60,9 +52,7 @@ impl SqlStateStore {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 #[async_trait]
@@ -82,10 +72,8 @@ impl StateStore for SqlStateStore {
         if inserted.rows_affected() == 1 {
             return Ok(Observation::New { generation: 1 });
         }
-        let row = sqlx::query(include_str!("sql/observe_select.sql"))
-            .bind(obj.id.as_str())
-            .fetch_one(&self.pool)
-            .await?;
+        let row =
+            sqlx::query(include_str!("sql/observe_select.sql")).bind(obj.id.as_str()).fetch_one(&self.pool).await?;
         let etag: String = row.try_get(0)?;
         let size: i64 = row.try_get(1)?;
         let status = parse_status(&obj.id, &row.try_get::<String, _>(2)?)?;
@@ -96,11 +84,7 @@ impl StateStore for SqlStateStore {
                 .bind(run)
                 .execute(&self.pool)
                 .await?;
-            return Ok(if status.is_pending() {
-                Observation::Pending { generation }
-            } else {
-                Observation::Unchanged
-            });
+            return Ok(if status.is_pending() { Observation::Pending { generation } } else { Observation::Unchanged });
         }
         let changed = sqlx::query(include_str!("sql/observe_changed.sql"))
             .bind(obj.id.as_str())
@@ -114,9 +98,7 @@ impl StateStore for SqlStateStore {
             .execute(&self.pool)
             .await?;
         if changed.rows_affected() == 1 {
-            Ok(Observation::Changed {
-                generation: generation + 1,
-            })
+            Ok(Observation::Changed { generation: generation + 1 })
         } else {
             // Someone else bumped it between our read and write; they enqueue.
             Ok(Observation::Unchanged)
@@ -124,14 +106,8 @@ impl StateStore for SqlStateStore {
     }
 
     async fn mark_missing(&self, run: i64) -> Result<Vec<DocumentId>, StateError> {
-        let rows = sqlx::query(include_str!("sql/missing.sql"))
-            .bind(run)
-            .bind(now_ms())
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|r| Ok(DocumentId::from_raw(r.try_get::<String, _>(0)?)))
-            .collect()
+        let rows = sqlx::query(include_str!("sql/missing.sql")).bind(run).bind(now_ms()).fetch_all(&self.pool).await?;
+        rows.iter().map(|r| Ok(DocumentId::from_raw(r.try_get::<String, _>(0)?))).collect()
     }
 
     async fn begin_extract(&self, id: &DocumentId, generation: i64) -> Result<bool, StateError> {
@@ -144,12 +120,7 @@ impl StateStore for SqlStateStore {
         Ok(r.rows_affected() == 1)
     }
 
-    async fn set_extracted(
-        &self,
-        id: &DocumentId,
-        generation: i64,
-        ex: &Extracted,
-    ) -> Result<bool, StateError> {
+    async fn set_extracted(&self, id: &DocumentId, generation: i64, ex: &Extracted) -> Result<bool, StateError> {
         let r = sqlx::query(include_str!("sql/set_extracted.sql"))
             .bind(id.as_str())
             .bind(generation)
@@ -190,12 +161,7 @@ impl StateStore for SqlStateStore {
         Ok(row.try_get(0)?)
     }
 
-    async fn complete(
-        &self,
-        id: &DocumentId,
-        generation: i64,
-        c: &Completion,
-    ) -> Result<bool, StateError> {
+    async fn complete(&self, id: &DocumentId, generation: i64, c: &Completion) -> Result<bool, StateError> {
         let r = sqlx::query(include_str!("sql/complete.sql"))
             .bind(id.as_str())
             .bind(generation)
@@ -216,13 +182,7 @@ impl StateStore for SqlStateStore {
         Ok(r.rows_affected() == 1)
     }
 
-    async fn fail(
-        &self,
-        id: &DocumentId,
-        generation: i64,
-        stage: Stage,
-        reason: &str,
-    ) -> Result<bool, StateError> {
+    async fn fail(&self, id: &DocumentId, generation: i64, stage: Stage, reason: &str) -> Result<bool, StateError> {
         let r = sqlx::query(include_str!("sql/fail.sql"))
             .bind(id.as_str())
             .bind(generation)
@@ -245,18 +205,13 @@ impl StateStore for SqlStateStore {
 
     async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError> {
         let status = status.map_or("", DocStatus::as_str);
-        let rows = sqlx::query(include_str!("sql/select_documents.sql"))
-            .bind("")
-            .bind(status)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows =
+            sqlx::query(include_str!("sql/select_documents.sql")).bind("").bind(status).fetch_all(&self.pool).await?;
         rows.iter().map(doc_from_row).collect()
     }
 
     async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError> {
-        let rows = sqlx::query(include_str!("sql/counts.sql"))
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(include_str!("sql/counts.sql")).fetch_all(&self.pool).await?;
         rows.iter()
             .map(|r| {
                 let status: String = r.try_get(0)?;
@@ -274,10 +229,8 @@ impl StateStore for SqlStateStore {
 }
 
 fn parse_status(id: &DocumentId, s: &str) -> Result<DocStatus, StateError> {
-    DocStatus::parse(s).ok_or_else(|| StateError::Corrupt {
-        id: id.to_string(),
-        reason: format!("unknown status {s:?}"),
-    })
+    DocStatus::parse(s)
+        .ok_or_else(|| StateError::Corrupt { id: id.to_string(), reason: format!("unknown status {s:?}") })
 }
 
 fn doc_from_row(r: &AnyRow) -> Result<DocState, StateError> {

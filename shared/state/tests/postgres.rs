@@ -6,19 +6,13 @@ use ragpipe_state::SqlStateStore;
 use sqlx::Connection;
 
 fn base_url() -> String {
-    std::env::var("RAGPIPE_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+    std::env::var("RAGPIPE_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
 async fn fresh() -> SqlStateStore {
     let schema = format!("t_{}", uuid_like());
-    let mut conn = sqlx::PgConnection::connect(&base_url())
-        .await
-        .expect("postgres reachable");
-    sqlx::query(&format!("CREATE SCHEMA {schema}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    let mut conn = sqlx::PgConnection::connect(&base_url()).await.expect("postgres reachable");
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
     let sep = if base_url().contains('?') { '&' } else { '?' };
     let url = format!("{}{sep}options=-c%20search_path%3D{schema}", base_url());
     SqlStateStore::connect(&url).await.unwrap()
@@ -28,16 +22,8 @@ async fn fresh() -> SqlStateStore {
 fn uuid_like() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!(
-        "{}_{}_{}",
-        std::process::id(),
-        nanos,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    format!("{}_{}_{}", std::process::id(), nanos, N.fetch_add(1, Ordering::Relaxed))
 }
 
 ragpipe_state::state_store_conformance!(fresh());

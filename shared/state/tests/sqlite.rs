@@ -4,9 +4,7 @@ use ragpipe_state::SqlStateStore;
 
 async fn fresh() -> SqlStateStore {
     let dir = tempfile::tempdir().unwrap().keep();
-    SqlStateStore::connect(&format!("sqlite://{}", dir.join("state.db").display()))
-        .await
-        .unwrap()
+    SqlStateStore::connect(&format!("sqlite://{}", dir.join("state.db").display())).await.unwrap()
 }
 
 ragpipe_state::state_store_conformance!(fresh());
