@@ -75,10 +75,10 @@ fn sample_chunks(config: &Config, args: &BenchEmbedArgs) -> anyhow::Result<Vec<S
     for entry in walkdir::WalkDir::new(&args.folder).sort_by_file_name() {
         let entry = entry.with_context(|| format!("reading {}", args.folder.display()))?;
         let name = entry.path().to_string_lossy().to_string();
-        let Ok(kind) = ragpipe_extract::detect(&name, &[]) else {
+        let Ok(bytes) = std::fs::read(entry.path()) else {
             continue;
         };
-        let Ok(bytes) = std::fs::read(entry.path()) else {
+        let Ok(kind) = ragpipe_extract::detect(&name, &bytes) else {
             continue;
         };
         let Ok(doc) = ragpipe_extract::extract(kind, &name, &bytes) else {

@@ -60,8 +60,9 @@ impl Env {
 /// The canonical text of a file, as the extractor makes it.
 fn canonical(path: &Path) -> String {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let kind = ragpipe_extract::detect(&name, &[]).unwrap();
-    ragpipe_extract::extract(kind, &name, &std::fs::read(path).unwrap()).unwrap().text
+    let bytes = std::fs::read(path).unwrap();
+    let kind = ragpipe_extract::detect(&name, &bytes).unwrap();
+    ragpipe_extract::extract(kind, &name, &bytes).unwrap().text
 }
 
 fn failure_reason(summary: &Value, file: &str) -> String {
@@ -82,7 +83,10 @@ fn embedded_ingest_search_and_resync() {
     assert_eq!(summary["indexed"], 4);
     assert_eq!(failure_reason(&summary, "empty.txt"), "empty file");
     assert_eq!(failure_reason(&summary, "binary.txt"), "not a text file: binary content (NUL bytes)");
-    assert_eq!(failure_reason(&summary, "setup.exe"), "unsupported type: .exe");
+    assert_eq!(
+        failure_reason(&summary, "setup.exe"),
+        "unsupported type: application/vnd.microsoft.portable-executable"
+    );
     let chunks_total = summary["chunks_stored"].as_i64().unwrap();
     assert!(chunks_total > 20, "{summary}");
 

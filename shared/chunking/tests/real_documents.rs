@@ -23,10 +23,11 @@ fn corpus() -> Vec<Document> {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let Ok(kind) = ragpipe_extract::detect(&name, &[]) else {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(kind) = ragpipe_extract::detect(&name, &bytes) else {
             continue;
         };
-        docs.push(ragpipe_extract::extract(kind, &name, &std::fs::read(&path).unwrap()).unwrap());
+        docs.push(ragpipe_extract::extract(kind, &name, &bytes).unwrap());
     }
     assert!(docs.len() >= 10, "the corpus has HTML, Markdown and text documents");
     docs
@@ -152,6 +153,8 @@ fn oversized_paragraph_splits_at_sentences() {
         kind: ragpipe_core::Kind::Text,
         blocks: vec![ragpipe_core::Block { kind: BlockKind::Paragraph, range: 0..text.trim_end().len(), page: None }],
         text,
+        tables: Vec::new(),
+        duration: None,
     };
     let cfg = ChunkConfig { budget: 96, contextual_header: true };
     let chunks = chunk_document(&doc, &tok, &cfg);

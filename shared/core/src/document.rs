@@ -50,7 +50,7 @@ impl Kind {
 /// What a span of the canonical text is. Chunkers use it to keep structure:
 /// headings open sections, paragraphs are never cut unless oversized, code and
 /// preformatted blocks stay whole where they fit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum BlockKind {
     /// A section heading at `level` (1 = top); its text names the section.
     Heading {
@@ -61,16 +61,46 @@ pub enum BlockKind {
     ListItem,
     /// Preformatted or fenced code; split only at line boundaries.
     Code,
+    /// One row of table `table` (an index into [`Document::tables`]); `row` is
+    /// its 1-based row number in the source (the spreadsheet row, or the row's
+    /// position in an HTML/Markdown table). Header rows are repeated at the
+    /// top of every chunk of their table.
+    TableRow {
+        table: u32,
+        row: u32,
+        header: bool,
+    },
+    /// A syntax item of source code (function, method, class, impl block),
+    /// with the names of the items enclosing it and its own, outermost first,
+    /// e.g. `["impl Foo", "fn bar"]`. Doc comments belong to the item.
+    CodeItem {
+        path: Vec<String>,
+    },
+    /// A transcript cue spoken from `start` to `end` seconds.
+    Cue {
+        start: f64,
+        end: f64,
+    },
 }
 
 /// One structural span of [`Document::text`]. `range` is a byte range that
 /// always falls on char boundaries and was found in the text, not summed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Block {
     pub kind: BlockKind,
     pub range: Range<usize>,
     /// 1-based page for paged sources (PDF).
     pub page: Option<u32>,
+}
+
+/// A table the document holds (a spreadsheet sheet, or a `<table>`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    /// The sheet name for spreadsheets; empty for tables inside prose.
+    pub sheet: String,
+    /// 1-based first and last column, for A1 ranges.
+    pub first_col: u32,
+    pub last_col: u32,
 }
 
 /// The extractor's output: a title, one canonical text and its blocks in order.
@@ -80,6 +110,12 @@ pub struct Document {
     pub kind: Kind,
     pub text: String,
     pub blocks: Vec<Block>,
+    /// Tables referenced by [`BlockKind::TableRow`] blocks.
+    #[serde(default)]
+    pub tables: Vec<Table>,
+    /// Media duration in seconds, for audio and video.
+    #[serde(default)]
+    pub duration: Option<f64>,
 }
 
 impl Document {

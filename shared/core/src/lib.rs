@@ -12,7 +12,7 @@ pub mod messages;
 pub mod state;
 
 pub use chunk::Chunk;
-pub use document::{Block, BlockKind, Document, Kind};
+pub use document::{Block, BlockKind, Document, Kind, Table};
 pub use ids::{DocumentId, point_id};
 pub use locator::Locator;
 pub use messages::{ChunkMessage, DeleteJob, EmbedJob, ExtractJob, Job, SCHEMA_VERSION};

@@ -94,7 +94,7 @@ impl TextBuilder {
 
     pub fn build(mut self, title: String, kind: Kind) -> Document {
         self.finish();
-        Document { title, kind, text: self.text, blocks: self.blocks }
+        Document { title, kind, text: self.text, blocks: self.blocks, tables: Vec::new(), duration: None }
     }
 }
 

@@ -1,17 +1,107 @@
-//! Deciding what a file is. This issue's formats are text, so the extension
-//! decides; binary formats arrive with content sniffing in the extractor issue.
+//! Deciding what a file is, from its content (magic bytes, via `infer`) and
+//! its extension together. A file whose content contradicts its extension, or
+//! whose type ragpipe cannot read, is refused with a reason that says so.
 
 use crate::ExtractError;
 use ragpipe_core::Kind;
 
-/// Detects the kind of a file from its name.
-pub fn detect(name: &str, _bytes: &[u8]) -> Result<Kind, ExtractError> {
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    match ext.as_str() {
-        "html" | "htm" | "xhtml" => Ok(Kind::Html),
-        "md" | "markdown" | "mdown" => Ok(Kind::Markdown),
-        "txt" | "text" | "rst" | "log" => Ok(Kind::Text),
-        "" => Err(ExtractError::Unsupported("file without extension".into())),
-        other => Err(ExtractError::Unsupported(format!(".{other}"))),
+/// Detects the kind of a file from its name and first bytes.
+pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
+    if bytes.is_empty() {
+        return Err(ExtractError::Empty);
+    }
+    let ext = extension(name);
+    let by_ext = kind_for_extension(&ext);
+    let mime = infer::get(bytes).map(|t| t.mime_type());
+    match (by_ext, mime) {
+        (Some(e), None) if text_like(e) => Ok(e),
+        (Some(e), None) => Err(ExtractError::Mismatch { ext, actual: sniff_text(bytes).into(), expected: e.as_str() }),
+        (Some(e), Some(m)) if kind_for_mime(m) == Some(e) || container_of(e, m) => Ok(e),
+        (Some(e), Some(m)) if text_like(e) && m.starts_with("text/") => Ok(e),
+        (Some(e), Some(m)) => Err(ExtractError::Mismatch { ext, actual: m.into(), expected: e.as_str() }),
+        (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
+        (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
+        (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
+    }
+}
+
+/// Generic containers a format is stored in: OOXML and ODF spreadsheets are
+/// zip files and `.xls` is an OLE compound file, which sniffing may report
+/// as such; the spreadsheet reader then validates the inside.
+fn container_of(kind: Kind, mime: &str) -> bool {
+    kind == Kind::Spreadsheet && matches!(mime, "application/zip" | "application/x-ole-storage")
+}
+
+/// The lowercase extension of a file name, without the dot.
+pub fn extension(name: &str) -> String {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    base.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default()
+}
+
+fn kind_for_extension(ext: &str) -> Option<Kind> {
+    Some(match ext {
+        "html" | "htm" | "xhtml" => Kind::Html,
+        "md" | "markdown" | "mdown" => Kind::Markdown,
+        "txt" | "text" | "rst" | "log" => Kind::Text,
+        "pdf" => Kind::Pdf,
+        "xlsx" | "xlsm" | "xlsb" | "xls" | "ods" => Kind::Spreadsheet,
+        "csv" | "tsv" => Kind::Csv,
+        "wav" | "mp3" | "flac" | "ogg" | "oga" | "m4a" | "aac" => Kind::Audio,
+        e if crate::code::is_code_extension(e) => Kind::Code,
+        _ => return None,
+    })
+}
+
+/// The kind a sniffed MIME type means, for types ragpipe reads.
+fn kind_for_mime(mime: &str) -> Option<Kind> {
+    Some(match mime {
+        "application/pdf" => Kind::Pdf,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        | "application/vnd.ms-excel"
+        | "application/vnd.oasis.opendocument.spreadsheet" => Kind::Spreadsheet,
+        "audio/x-wav" | "audio/wav" | "audio/mpeg" | "audio/x-flac" | "audio/ogg" | "audio/m4a" | "audio/x-m4a"
+        | "audio/aac" | "video/mp4" => Kind::Audio,
+        "text/html" => Kind::Html,
+        _ => return None,
+    })
+}
+
+/// Formats whose content has no magic number of its own.
+fn text_like(kind: Kind) -> bool {
+    matches!(kind, Kind::Html | Kind::Markdown | Kind::Text | Kind::Csv | Kind::Code)
+}
+
+/// A coarse description of content with no magic number, for error messages.
+fn sniff_text(bytes: &[u8]) -> &'static str {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(512)]).to_ascii_lowercase();
+    let head = head.trim_start();
+    if head.starts_with("<!doctype html") || head.starts_with("<html") {
+        "text/html"
+    } else if bytes.iter().take(4096).any(|&b| b == 0) {
+        "application/octet-stream"
+    } else {
+        "text/plain"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_and_extension_together() {
+        assert_eq!(detect("a.md", b"# Title"), Ok(Kind::Markdown));
+        assert_eq!(detect("a.pdf", b"%PDF-1.7\n..."), Ok(Kind::Pdf));
+        assert_eq!(detect("noext", b"%PDF-1.7\n..."), Ok(Kind::Pdf));
+        assert_eq!(detect("a.txt", b""), Err(ExtractError::Empty));
+        let html_as_pdf = detect("report.pdf", b"<!DOCTYPE html><html><body>hi</body></html>").unwrap_err();
+        assert_eq!(html_as_pdf.to_string(), "content does not match extension: .pdf file holds text/html, not pdf");
+        let exe = detect("setup.exe", b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff").unwrap_err();
+        assert_eq!(exe.to_string(), "unsupported type: application/vnd.microsoft.portable-executable");
+        assert_eq!(detect("data.xyz", b"hello").unwrap_err().to_string(), "unsupported type: .xyz");
+        let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
+        elf.resize(64, 0);
+        let exe_as_txt = detect("notes.txt", &elf).unwrap_err();
+        assert!(exe_as_txt.to_string().starts_with("content does not match extension: .txt file holds application/"));
     }
 }

@@ -3,16 +3,20 @@
 //! byte ranges are recorded while the canonical text is written, so locators
 //! are exact by construction. Extraction is synchronous and pure.
 
+mod audio;
 mod builder;
+mod code;
 mod detect;
 mod html;
 mod markdown;
+mod pdf;
+mod sheet;
 mod text;
 
 use ragpipe_core::{Document, Kind};
 
 pub use builder::TextBuilder;
-pub use detect::detect;
+pub use detect::{detect, extension};
 
 /// Bumped whenever any extractor's output for the same bytes can change.
 pub const EXTRACTOR_VERSION: &str = "1";
@@ -31,11 +35,59 @@ pub enum ExtractError {
     NoText,
     #[error("file too large: {size} bytes exceeds the limit of {limit} bytes")]
     TooLarge { size: u64, limit: u64 },
+    #[error("content does not match extension: .{ext} file holds {actual}, not {expected}")]
+    Mismatch { ext: String, actual: String, expected: &'static str },
+    #[error("{0}")]
+    Malformed(String),
+    #[error("limit exceeded: {0}")]
+    Limit(String),
 }
 
-/// Extracts a document of a known kind. `name` is the file name, used as the
-/// title when the document has none of its own.
+/// Explicit limits on what one document may cost to extract; hitting one is
+/// a failure whose reason names the limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub max_pages: u32,
+    pub max_rows: u64,
+    pub max_cells: u64,
+    /// Bytes a compressed container (xlsx, ods) may inflate to.
+    pub max_decompressed_bytes: u64,
+    pub max_duration_secs: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_pages: 5_000,
+            max_rows: 1_000_000,
+            max_cells: 20_000_000,
+            max_decompressed_bytes: 1 << 30,
+            max_duration_secs: 6.0 * 3600.0,
+        }
+    }
+}
+
+/// A transcript file found next to a media file (`talk.vtt` beside `talk.mp3`).
+#[derive(Debug, Clone, Copy)]
+pub struct Sidecar<'a> {
+    pub name: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// Extracts a document of a known kind with default limits. `name` is the
+/// file name, used as the title when the document has none of its own.
 pub fn extract(kind: Kind, name: &str, bytes: &[u8]) -> Result<Document, ExtractError> {
+    extract_with(kind, name, bytes, None, &Limits::default())
+}
+
+/// Extracts a document, with a transcript sidecar for media and explicit limits.
+pub fn extract_with(
+    kind: Kind,
+    name: &str,
+    bytes: &[u8],
+    sidecar: Option<Sidecar<'_>>,
+    limits: &Limits,
+) -> Result<Document, ExtractError> {
     if bytes.is_empty() {
         return Err(ExtractError::Empty);
     }
@@ -43,7 +95,11 @@ pub fn extract(kind: Kind, name: &str, bytes: &[u8]) -> Result<Document, Extract
         Kind::Html => html::extract(name, &text::decode(bytes)?),
         Kind::Markdown => markdown::extract(name, &text::decode(bytes)?),
         Kind::Text => text::extract(name, &text::decode(bytes)?),
-        other => return Err(ExtractError::Unsupported(other.as_str().to_string())),
+        Kind::Pdf => pdf::extract(name, bytes, limits)?,
+        Kind::Spreadsheet => sheet::extract(name, bytes, limits)?,
+        Kind::Csv => sheet::extract_csv(name, bytes, limits)?,
+        Kind::Code => code::extract(name, &text::decode(bytes)?)?,
+        Kind::Audio => audio::extract(name, bytes, sidecar, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);

@@ -56,7 +56,14 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
     if let Some(s) = start {
         blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
     }
-    Document { title: fallback_title(name), kind: Kind::Text, text: text.to_string(), blocks }
+    Document {
+        title: fallback_title(name),
+        kind: Kind::Text,
+        text: text.to_string(),
+        blocks,
+        tables: Vec::new(),
+        duration: None,
+    }
 }
 
 #[cfg(test)]
