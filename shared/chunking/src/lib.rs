@@ -4,12 +4,15 @@
 //! and its size is measured with the embedding model's own tokenizer so it
 //! never exceeds the model window.
 
+mod code;
 mod header;
 mod pack;
 mod prose;
 mod split;
+mod table;
+mod transcript;
 
-use ragpipe_core::{Chunk, Document};
+use ragpipe_core::{Chunk, Document, Kind};
 
 pub use header::header_for;
 
@@ -39,5 +42,10 @@ impl Default for ChunkConfig {
 
 /// Cuts a document into chunks with the chunker its structure calls for.
 pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
-    prose::chunk(doc, counter, cfg)
+    match doc.kind {
+        Kind::Code => code::chunk(doc, counter, cfg),
+        Kind::Spreadsheet | Kind::Csv => table::chunk(doc, counter, cfg),
+        Kind::Audio => transcript::chunk(doc, counter, cfg),
+        Kind::Html | Kind::Markdown | Kind::Text | Kind::Pdf => prose::chunk(doc, counter, cfg),
+    }
 }
