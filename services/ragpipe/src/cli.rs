@@ -89,6 +89,13 @@ pub struct ChunksArgs {
 pub enum BenchCommand {
     /// Embedding throughput at several batch sizes, thread counts and variants.
     Embed(BenchEmbedArgs),
+    /// End-to-end embedded ingest of a folder: documents/s, chunks/s, time by stage, peak RSS.
+    Ingest(BenchIngestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchIngestArgs {
+    pub folder: PathBuf,
 }
 
 #[derive(Debug, Args)]

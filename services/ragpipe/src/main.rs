@@ -39,6 +39,7 @@ async fn main() -> std::process::ExitCode {
             Command::Chunks(args) => chunks::run(config, args).await,
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
+            Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,
         }
     }
     .await;
