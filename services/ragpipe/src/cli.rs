@@ -106,6 +106,15 @@ pub struct BenchEmbedArgs {
     /// Chunks to embed per measurement.
     #[arg(long, default_value_t = 64)]
     pub chunks: usize,
+    /// Batch sizes to measure.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
+    pub batches: Vec<usize>,
+    /// Write the chunk texts used (JSON array), for comparisons with other embedders.
+    #[arg(long)]
+    pub dump_chunks: Option<PathBuf>,
+    /// Write the measurements as JSON.
+    #[arg(long)]
+    pub json_out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -17,6 +17,11 @@ const FLOP_PER_TOKEN: f64 = 22e6;
 
 pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitCode> {
     let texts = sample_chunks(&config, &args)?;
+    if let Some(path) = &args.dump_chunks {
+        // The same chunks, for the sentence-transformers comparison script.
+        std::fs::write(path, serde_json::to_string(&texts)?)?;
+    }
+    let mut rows = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let tokenizer = embedded::load_tokenizer(&config)?;
     let tokens: usize = texts.iter().map(|t| tokenizer.encode(t).map(|e| e.ids.len()).unwrap_or(0)).sum();
@@ -39,7 +44,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
     );
     for variant in [ModelVariant::Fp32, ModelVariant::Int8] {
         for threads in [1, 2] {
-            for batch in [1, 8, 32] {
+            for &batch in &args.batches {
                 let files = embedded::model_files(&config, variant)?;
                 let embedder = OnnxEmbedder::load(&files, threads, batch)?;
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -51,6 +56,10 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
                 let secs = start.elapsed().as_secs_f64();
                 let gflops = tokens as f64 * FLOP_PER_TOKEN / secs / 1e9;
                 let util = mhz.map(|m| gflops / (threads as f64 * m * 1e6 * lanes / 1e9));
+                rows.push(serde_json::json!({
+                    "variant": variant.as_str(), "threads": threads, "batch": batch,
+                    "chunks_per_s": texts.len() as f64 / secs, "tokens_per_s": tokens as f64 / secs,
+                }));
                 println!(
                     "{:<6} {:>7} {:>6} {:>10.1} {:>10.2} {:>11.0} {:>9.1} {:>6}",
                     variant.as_str(),
@@ -64,6 +73,9 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
                 );
             }
         }
+    }
+    if let Some(path) = &args.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&rows)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }
