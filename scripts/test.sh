@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Every test: provisions the model (cached), then runs the whole workspace's
-# tests against the real model, SQLite, PostgreSQL (127.0.0.1:5432, database
-# `test`) and qdrant-edge, and checks the evaluation golden set.
+# Every test: provisions the model (cached) and a local S3 server, then runs
+# the whole workspace's tests against the real model, SQLite, PostgreSQL
+# (127.0.0.1:5432, database `test`), RabbitMQ (127.0.0.1:5672), SeaweedFS and
+# qdrant-edge, checks the golden set and runs the retrieval regression gate.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 eval "$(scripts/provision-model.sh)"
+# SeaweedFS (S3) on loopback for the S3 source tests; RabbitMQ and PostgreSQL
+# are the machine's own services (127.0.0.1:5672 guest/guest, :5432 trust).
+eval "$(scripts/s3-server.sh start)"
+trap 'scripts/s3-server.sh stop' EXIT
 export RAGPIPE_TEST_POSTGRES_URL="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 python3 eval/check_golden.py
 cargo test --workspace --no-fail-fast

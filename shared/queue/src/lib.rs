@@ -5,9 +5,13 @@
 //! or `reject` for a poison message. A message that is never settled (the
 //! worker died) is delivered again. The embedded adapter keeps messages in
 //! memory with a bound (backpressure); the distributed one uses RabbitMQ.
+//! Both must pass the suite in [`conformance`].
 
+mod amqp;
+pub mod conformance;
 mod memory;
 
+pub use amqp::{AmqpOptions, AmqpQueue};
 pub use memory::MemoryQueue;
 
 use async_trait::async_trait;
@@ -71,11 +75,7 @@ pub struct Delivery {
 
 impl Delivery {
     pub fn new(payload: Vec<u8>, redeliveries: u32, acker: Box<dyn Acker>) -> Self {
-        Delivery {
-            payload,
-            redeliveries,
-            acker,
-        }
+        Delivery { payload, redeliveries, acker }
     }
 
     pub async fn ack(self) -> Result<(), QueueError> {

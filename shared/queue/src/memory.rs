@@ -45,21 +45,9 @@ impl MemoryQueue {
     pub fn new(capacity: usize) -> Self {
         let topics = [Topic::Extract, Topic::Embed]
             .into_iter()
-            .map(|t| {
-                (
-                    t,
-                    Arc::new(TopicQueue {
-                        name: t.as_str(),
-                        state: Mutex::default(),
-                        changed: Notify::new(),
-                    }),
-                )
-            })
+            .map(|t| (t, Arc::new(TopicQueue { name: t.as_str(), state: Mutex::default(), changed: Notify::new() })))
             .collect();
-        MemoryQueue {
-            topics: Arc::new(topics),
-            capacity: capacity.max(1),
-        }
+        MemoryQueue { topics: Arc::new(topics), capacity: capacity.max(1) }
     }
 
     fn topic(&self, topic: Topic) -> &Arc<TopicQueue> {
@@ -104,9 +92,7 @@ impl Queue for MemoryQueue {
     }
 
     async fn consume(&self, topic: Topic) -> Result<Box<dyn Consumer>, QueueError> {
-        Ok(Box::new(MemoryConsumer {
-            queue: Arc::clone(self.topic(topic)),
-        }))
+        Ok(Box::new(MemoryConsumer { queue: Arc::clone(self.topic(topic)) }))
     }
 
     async fn depth(&self, topic: Topic) -> Result<u64, QueueError> {
@@ -132,11 +118,8 @@ impl Consumer for MemoryConsumer {
                     st.in_flight += 1;
                     drop(st);
                     q.changed.notify_waiters();
-                    let acker = MemoryAcker {
-                        queue: Arc::clone(q),
-                        payload: Mutex::new(Some(payload.clone())),
-                        redeliveries,
-                    };
+                    let acker =
+                        MemoryAcker { queue: Arc::clone(q), payload: Mutex::new(Some(payload.clone())), redeliveries };
                     return Some(Ok(Delivery::new(payload, redeliveries, Box::new(acker))));
                 }
                 if st.closed && st.in_flight == 0 {
@@ -157,12 +140,7 @@ struct MemoryAcker {
 
 impl MemoryAcker {
     fn settle_now(&self, how: Settle) {
-        let Some(payload) = self
-            .payload
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        else {
+        let Some(payload) = self.payload.lock().unwrap_or_else(|p| p.into_inner()).take() else {
             return;
         };
         let mut st = self.queue.lock();
@@ -188,5 +166,124 @@ impl Acker for MemoryAcker {
 impl Drop for MemoryAcker {
     fn drop(&mut self) {
         self.settle_now(Settle::Retry);
+    }
+}
+
+/// Behaviour only the embedded queue has: closing, and a bound on waiting
+/// messages. What every adapter guarantees is in `tests/memory.rs`, which runs
+/// the conformance suite.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::{PATIENCE, assert_depth, receive};
+    use std::time::Duration;
+    use tokio::time::timeout;
+
+    const BRIEF: Duration = Duration::from_millis(100);
+
+    #[tokio::test]
+    async fn close_ends_consumers_only_when_drained_and_settled() {
+        let q = MemoryQueue::new(8);
+        q.publish(Topic::Extract, b"a".to_vec()).await.unwrap();
+        q.close(Topic::Extract);
+        assert!(matches!(q.publish(Topic::Extract, b"b".to_vec()).await, Err(QueueError::Closed("ragpipe.extract"))));
+
+        let mut first = q.consume(Topic::Extract).await.unwrap();
+        let d = receive(first.as_mut()).await;
+        // Closed and drained, but `a` is in flight and may come back.
+        let mut second = q.consume(Topic::Extract).await.unwrap();
+        assert!(timeout(BRIEF, second.next()).await.is_err(), "ended while in flight");
+        d.retry().await.unwrap();
+
+        let again = receive(second.as_mut()).await;
+        assert_eq!((again.payload.as_slice(), again.redeliveries), (&b"a"[..], 1));
+        again.ack().await.unwrap();
+        for c in [&mut first, &mut second] {
+            let end = timeout(PATIENCE, c.next()).await.expect("consumer woke");
+            assert!(end.is_none(), "closed, drained and settled ends the stream");
+        }
+        // The other topic is still open.
+        q.publish(Topic::Embed, b"c".to_vec()).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn close_wakes_an_idle_consumer() {
+        let q = MemoryQueue::new(8);
+        let mut consumer = q.consume(Topic::Embed).await.unwrap();
+        let closer = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            q.close(Topic::Embed);
+        };
+        let (end, ()) = tokio::join!(timeout(PATIENCE, consumer.next()), closer);
+        assert!(end.expect("woken by close").is_none());
+    }
+
+    #[tokio::test]
+    async fn publish_waits_while_the_topic_is_full() {
+        let q = MemoryQueue::new(2);
+        q.publish(Topic::Extract, b"1".to_vec()).await.unwrap();
+        q.publish(Topic::Extract, b"2".to_vec()).await.unwrap();
+        let third = q.publish(Topic::Extract, b"3".to_vec());
+        tokio::pin!(third);
+        assert!(timeout(BRIEF, &mut third).await.is_err(), "publish ran past capacity");
+        assert_depth(&q, Topic::Extract, 2).await;
+        // The bound is per topic.
+        timeout(BRIEF, q.publish(Topic::Embed, b"other".to_vec()))
+            .await
+            .expect("a full topic blocked another")
+            .unwrap();
+
+        let mut consumer = q.consume(Topic::Extract).await.unwrap();
+        let d = receive(consumer.as_mut()).await;
+        // Taking one (even unsettled) frees a slot for the waiting publish.
+        timeout(PATIENCE, &mut third).await.expect("publish woke").unwrap();
+        assert_depth(&q, Topic::Extract, 2).await;
+        d.ack().await.unwrap();
+        let mut rest = Vec::new();
+        for _ in 0..2 {
+            let d = receive(consumer.as_mut()).await;
+            rest.push(d.payload.clone());
+            d.ack().await.unwrap();
+        }
+        assert_eq!(rest, [b"2".to_vec(), b"3".to_vec()]);
+    }
+
+    #[tokio::test]
+    async fn closing_releases_a_blocked_publisher() {
+        let q = MemoryQueue::new(1);
+        q.publish(Topic::Embed, b"1".to_vec()).await.unwrap();
+        let closer = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            q.close(Topic::Embed);
+        };
+        let (blocked, ()) = tokio::join!(timeout(PATIENCE, q.publish(Topic::Embed, b"2".to_vec())), closer);
+        assert!(matches!(blocked.expect("woken by close"), Err(QueueError::Closed(_))));
+    }
+
+    #[tokio::test]
+    async fn depth_is_exact_through_delivery_and_retry() {
+        let q = MemoryQueue::new(8);
+        for i in 0..3 {
+            q.publish(Topic::Extract, vec![i]).await.unwrap();
+        }
+        let mut consumer = q.consume(Topic::Extract).await.unwrap();
+        let d = receive(consumer.as_mut()).await;
+        assert_eq!(q.depth(Topic::Extract).await.unwrap(), 2);
+        d.retry().await.unwrap();
+        assert_eq!(q.depth(Topic::Extract).await.unwrap(), 3);
+        drop(receive(consumer.as_mut()).await);
+        assert_eq!(q.depth(Topic::Extract).await.unwrap(), 3, "a dropped delivery is back");
+    }
+
+    #[tokio::test]
+    async fn rejected_messages_keep_their_reason() {
+        let q = MemoryQueue::new(8);
+        q.publish(Topic::Embed, b"bad".to_vec()).await.unwrap();
+        q.publish(Topic::Embed, b"good".to_vec()).await.unwrap();
+        let mut consumer = q.consume(Topic::Embed).await.unwrap();
+        receive(consumer.as_mut()).await.reject("no text").await.unwrap();
+        receive(consumer.as_mut()).await.ack().await.unwrap();
+        assert_eq!(q.dead_letters(Topic::Embed), [(b"bad".to_vec(), "no text".to_string())]);
+        assert!(q.dead_letters(Topic::Extract).is_empty());
     }
 }

