@@ -3,9 +3,11 @@
 //! chunk's payload. Point ids are deterministic, so re-storing a batch
 //! overwrites it; counts are read back from the store, never trusted from a
 //! client. Hybrid retrieval (dense + sparse fused by reciprocal rank) lives in
-//! [`retrieval`] and works over any adapter.
+//! [`retrieval`] and works over any adapter. Every adapter passes the suite in
+//! [`conformance`].
 
 mod bm25;
+pub mod conformance;
 mod edge;
 mod payload;
 pub mod retrieval;
@@ -54,17 +56,8 @@ pub struct CollectionSpec {
 
 impl CollectionSpec {
     pub fn name(&self) -> String {
-        let model: String = self
-            .model
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect();
+        let model: String =
+            self.model.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
         format!("chunks_{model}_{}d_p{}", self.dims, self.pipeline_version)
     }
 }
@@ -76,24 +69,13 @@ pub trait VectorStore: Send + Sync {
     /// Exact number of points of a document, of one generation or of all.
     async fn count(&self, doc: &DocumentId, generation: Option<i64>) -> Result<u64, VectorError>;
     /// Deletes a document's points, except those of `keep_generation`.
-    async fn delete_document(
-        &self,
-        doc: &DocumentId,
-        keep_generation: Option<i64>,
-    ) -> Result<(), VectorError>;
+    async fn delete_document(&self, doc: &DocumentId, keep_generation: Option<i64>) -> Result<(), VectorError>;
     /// Nearest neighbours by cosine similarity.
     async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError>;
     /// Best BM25 matches of a query's sparse vector.
-    async fn search_sparse(
-        &self,
-        query: &SparseVec,
-        limit: usize,
-    ) -> Result<Vec<Scored>, VectorError>;
+    async fn search_sparse(&self, query: &SparseVec, limit: usize) -> Result<Vec<Scored>, VectorError>;
     /// Dense vectors of some points (missing ids are omitted).
-    async fn dense_vectors(
-        &self,
-        ids: &[uuid::Uuid],
-    ) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError>;
+    async fn dense_vectors(&self, ids: &[uuid::Uuid]) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError>;
     /// Every chunk of a document (or of the whole index), ordered by document
     /// and chunk index.
     async fn chunks(&self, doc: Option<&DocumentId>) -> Result<Vec<ChunkPayload>, VectorError>;
