@@ -9,7 +9,7 @@ out="${1:-eval/runs}"
 mkdir -p "$out"
 eval "$(scripts/provision-model.sh)"
 cargo build --quiet -p ragpipe
-rp=./target/debug/ragpipe
+rp="${CARGO_TARGET_DIR:-target}/debug/ragpipe"
 
 run() { # name config [extra eval args]
   local name=$1 config=$2; shift 2

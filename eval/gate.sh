@@ -7,7 +7,7 @@
 # a change in behaviour, not noise.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-rp=./target/debug/ragpipe
+rp="${CARGO_TARGET_DIR:-target}/debug/ragpipe"
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 "$rp" --data-dir "$data" ingest eval/corpus --quiet

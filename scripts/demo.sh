@@ -7,5 +7,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(scripts/provision-model.sh)"
 cargo build --quiet -p ragpipe
 data_dir="${RAGPIPE_DATA_DIR:-.ragpipe}"
-./target/debug/ragpipe --data-dir "$data_dir" ingest samples
-./target/debug/ragpipe --data-dir "$data_dir" search "How do I update a value in a hash map only if the key has no value yet?" --top-k 3
+"${CARGO_TARGET_DIR:-target}/debug/ragpipe" --data-dir "$data_dir" ingest samples
+"${CARGO_TARGET_DIR:-target}/debug/ragpipe" --data-dir "$data_dir" search "How do I update a value in a hash map only if the key has no value yet?" --top-k 3
