@@ -25,8 +25,7 @@ pub struct Bm25 {
 
 impl Bm25 {
     pub fn english() -> Self {
-        let inner =
-            EdgeBm25::new(EdgeBm25Config::default()).expect("the default BM25 config is valid");
+        let inner = EdgeBm25::new(EdgeBm25Config::default()).expect("the default BM25 config is valid");
         Bm25 { inner }
     }
 
@@ -40,10 +39,7 @@ impl Bm25 {
 }
 
 fn convert(v: qdrant_edge::SparseVector) -> SparseVec {
-    SparseVec {
-        indices: v.indices,
-        values: v.values,
-    }
+    SparseVec { indices: v.indices, values: v.values }
 }
 
 #[cfg(test)]
@@ -56,10 +52,7 @@ mod tests {
         let doc = bm25.document("The queues are acknowledging messages");
         let query = bm25.query("acknowledged queue");
         assert_eq!(query.indices.len(), 2);
-        assert!(
-            query.indices.iter().all(|i| doc.indices.contains(i)),
-            "stemmed terms match"
-        );
+        assert!(query.indices.iter().all(|i| doc.indices.contains(i)), "stemmed terms match");
         assert!(bm25.query("the and of").is_empty());
     }
 }

@@ -9,12 +9,11 @@ use crate::{ChunkPayload, CollectionSpec, Point, Scored, SparseVec, VectorError,
 use async_trait::async_trait;
 use qdrant_edge::external::serde_json;
 use qdrant_edge::{
-    Condition, CountRequest, CreateIndex, Distance, EdgeConfig, EdgeShard, EdgeSparseVectorParams,
-    EdgeVectorParams, FieldCondition, FieldIndexOperations, Filter, JsonPath, Match, Modifier,
-    NamedQuery, PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations,
-    PointOperations, PointStruct, QueryEnum, QueryRequest, ScoringQuery, ScrollRequest,
-    UpdateOperation, Vector, VectorInternal, VectorStructInternal, Vectors, WithPayloadInterface,
-    WithVector,
+    Condition, CountRequest, CreateIndex, Distance, EdgeConfig, EdgeShard, EdgeSparseVectorParams, EdgeVectorParams,
+    FieldCondition, FieldIndexOperations, Filter, JsonPath, Match, Modifier, NamedQuery, PayloadFieldSchema,
+    PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct, QueryEnum, QueryRequest,
+    ScoringQuery, ScrollRequest, UpdateOperation, Vector, VectorInternal, VectorStructInternal, Vectors,
+    WithPayloadInterface, WithVector,
 };
 use ragpipe_core::DocumentId;
 use std::path::Path;
@@ -40,37 +39,19 @@ impl EdgeStore {
         let dir = root.join(spec.name());
         std::fs::create_dir_all(&dir).map_err(store_err)?;
         let config = EdgeConfig::builder()
-            .vector(
-                DENSE,
-                EdgeVectorParams::builder(spec.dims, Distance::Cosine).build(),
-            )
-            .sparse_vector(
-                SPARSE,
-                EdgeSparseVectorParams::builder()
-                    .modifier(Modifier::Idf)
-                    .build(),
-            )
+            .vector(DENSE, EdgeVectorParams::builder(spec.dims, Distance::Cosine).build())
+            .sparse_vector(SPARSE, EdgeSparseVectorParams::builder().modifier(Modifier::Idf).build())
             .build();
         let shard = EdgeShard::load(&dir, Some(config)).map_err(store_err)?;
-        for (field, ty) in [
-            ("document_id", PayloadSchemaType::Keyword),
-            ("generation", PayloadSchemaType::Integer),
-        ] {
+        for (field, ty) in [("document_id", PayloadSchemaType::Keyword), ("generation", PayloadSchemaType::Integer)] {
             let op = FieldIndexOperations::CreateIndex(CreateIndex {
                 field_name: key(field),
                 field_schema: Some(PayloadFieldSchema::FieldType(ty)),
             });
             // Creating an index that exists is a no-op.
-            shard
-                .update(UpdateOperation::FieldIndexOperation(op))
-                .map_err(store_err)?;
+            shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(store_err)?;
         }
-        Ok(EdgeStore {
-            inner: Arc::new(Inner {
-                shard,
-                writer: Mutex::new(()),
-            }),
-        })
+        Ok(EdgeStore { inner: Arc::new(Inner { shard, writer: Mutex::new(()) }) })
     }
 
     async fn blocking<T: Send + 'static>(
@@ -92,11 +73,7 @@ impl Inner {
         Ok(())
     }
 
-    fn scroll_all(
-        &self,
-        filter: Option<Filter>,
-        with_vector: bool,
-    ) -> Result<Vec<qdrant_edge::Record>, VectorError> {
+    fn scroll_all(&self, filter: Option<Filter>, with_vector: bool) -> Result<Vec<qdrant_edge::Record>, VectorError> {
         let mut out = Vec::new();
         let mut offset = None;
         loop {
@@ -119,19 +96,12 @@ impl Inner {
         }
     }
 
-    fn query(
-        &self,
-        query: VectorInternal,
-        using: &str,
-        limit: usize,
-    ) -> Result<Vec<Scored>, VectorError> {
+    fn query(&self, query: VectorInternal, using: &str, limit: usize) -> Result<Vec<Scored>, VectorError> {
         let hits = self
             .shard
             .query(QueryRequest {
                 prefetches: vec![],
-                query: Some(ScoringQuery::Vector(QueryEnum::Nearest(NamedQuery::new(
-                    query, using,
-                )))),
+                query: Some(ScoringQuery::Vector(QueryEnum::Nearest(NamedQuery::new(query, using)))),
                 filter: None,
                 score_threshold: None,
                 limit,
@@ -142,13 +112,7 @@ impl Inner {
             })
             .map_err(store_err)?;
         hits.into_iter()
-            .map(|h| {
-                Ok(Scored {
-                    id: uuid_of(&h.id)?,
-                    score: h.score,
-                    payload: payload_of(&h.id, h.payload)?,
-                })
-            })
+            .map(|h| Ok(Scored { id: uuid_of(&h.id)?, score: h.score, payload: payload_of(&h.id, h.payload)? }))
             .collect()
     }
 }
@@ -158,47 +122,28 @@ fn store_err(e: impl std::fmt::Display) -> VectorError {
 }
 
 fn key(field: &str) -> JsonPath {
-    field
-        .parse()
-        .expect("static field names are valid json paths")
+    field.parse().expect("static field names are valid json paths")
 }
 
 fn document_filter(doc: &DocumentId, generation: Option<i64>) -> Filter {
-    let mut must = vec![Condition::Field(FieldCondition::new_match(
-        key("document_id"),
-        Match::from(doc.to_string()),
-    ))];
+    let mut must = vec![Condition::Field(FieldCondition::new_match(key("document_id"), Match::from(doc.to_string())))];
     if let Some(g) = generation {
-        must.push(Condition::Field(FieldCondition::new_match(
-            key("generation"),
-            Match::from(g),
-        )));
+        must.push(Condition::Field(FieldCondition::new_match(key("generation"), Match::from(g))));
     }
-    Filter {
-        must: Some(must),
-        ..Default::default()
-    }
+    Filter { must: Some(must), ..Default::default() }
 }
 
 fn uuid_of(id: &PointId) -> Result<uuid::Uuid, VectorError> {
     match id {
         PointId::Uuid(u) => uuid::Uuid::from_slice(u.as_bytes()).map_err(store_err),
-        other => Err(VectorError::Malformed {
-            id: other.to_string(),
-            reason: "not a uuid point id".into(),
-        }),
+        other => Err(VectorError::Malformed { id: other.to_string(), reason: "not a uuid point id".into() }),
     }
 }
 
-fn payload_of(
-    id: &PointId,
-    payload: Option<qdrant_edge::Payload>,
-) -> Result<ChunkPayload, VectorError> {
+fn payload_of(id: &PointId, payload: Option<qdrant_edge::Payload>) -> Result<ChunkPayload, VectorError> {
     let map = payload.map(|p| p.0).unwrap_or_default();
-    ChunkPayload::from_json(serde_json::Value::Object(map)).map_err(|e| VectorError::Malformed {
-        id: id.to_string(),
-        reason: e.to_string(),
-    })
+    ChunkPayload::from_json(serde_json::Value::Object(map))
+        .map_err(|e| VectorError::Malformed { id: id.to_string(), reason: e.to_string() })
 }
 
 #[async_trait]
@@ -207,18 +152,14 @@ impl VectorStore for EdgeStore {
         self.blocking(move |inner| {
             let mut batch = Vec::with_capacity(points.len());
             for p in points {
-                let sparse =
-                    Vector::new_sparse(p.sparse.indices, p.sparse.values).map_err(store_err)?;
-                let vectors =
-                    Vectors::new_named([(DENSE, Vector::new_dense(p.dense)), (SPARSE, sparse)]);
-                let id = PointId::Uuid(qdrant_edge::external::uuid::Uuid::from_bytes(
-                    *p.id.as_bytes(),
-                ));
+                let sparse = Vector::new_sparse(p.sparse.indices, p.sparse.values).map_err(store_err)?;
+                let vectors = Vectors::new_named([(DENSE, Vector::new_dense(p.dense)), (SPARSE, sparse)]);
+                let id = PointId::Uuid(qdrant_edge::external::uuid::Uuid::from_bytes(*p.id.as_bytes()));
                 batch.push(PointStruct::new(id, vectors, p.payload.to_json()).into());
             }
-            inner.write(UpdateOperation::PointOperation(
-                PointOperations::UpsertPoints(PointInsertOperations::PointsList(batch)),
-            ))
+            inner.write(UpdateOperation::PointOperation(PointOperations::UpsertPoints(
+                PointInsertOperations::PointsList(batch),
+            )))
         })
         .await
     }
@@ -226,49 +167,30 @@ impl VectorStore for EdgeStore {
     async fn count(&self, doc: &DocumentId, generation: Option<i64>) -> Result<u64, VectorError> {
         let filter = document_filter(doc, generation);
         self.blocking(move |inner| {
-            let n = inner
-                .shard
-                .count(CountRequest {
-                    filter: Some(filter),
-                    exact: true,
-                })
-                .map_err(store_err)?;
+            let n = inner.shard.count(CountRequest { filter: Some(filter), exact: true }).map_err(store_err)?;
             Ok(n as u64)
         })
         .await
     }
 
-    async fn delete_document(
-        &self,
-        doc: &DocumentId,
-        keep_generation: Option<i64>,
-    ) -> Result<(), VectorError> {
+    async fn delete_document(&self, doc: &DocumentId, keep_generation: Option<i64>) -> Result<(), VectorError> {
         let mut filter = document_filter(doc, None);
         if let Some(g) = keep_generation {
-            filter.must_not = Some(vec![Condition::Field(FieldCondition::new_match(
-                key("generation"),
-                Match::from(g),
-            ))]);
+            filter.must_not =
+                Some(vec![Condition::Field(FieldCondition::new_match(key("generation"), Match::from(g)))]);
         }
         self.blocking(move |inner| {
-            inner.write(UpdateOperation::PointOperation(
-                PointOperations::DeletePointsByFilter(filter),
-            ))
+            inner.write(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(filter)))
         })
         .await
     }
 
     async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError> {
         let v = VectorInternal::Dense(vector.to_vec());
-        self.blocking(move |inner| inner.query(v, DENSE, limit))
-            .await
+        self.blocking(move |inner| inner.query(v, DENSE, limit)).await
     }
 
-    async fn search_sparse(
-        &self,
-        query: &SparseVec,
-        limit: usize,
-    ) -> Result<Vec<Scored>, VectorError> {
+    async fn search_sparse(&self, query: &SparseVec, limit: usize) -> Result<Vec<Scored>, VectorError> {
         if query.is_empty() {
             return Ok(Vec::new());
         }
@@ -276,26 +198,16 @@ impl VectorStore for EdgeStore {
             indices: query.indices.clone(),
             values: query.values.clone(),
         });
-        self.blocking(move |inner| inner.query(v, SPARSE, limit))
-            .await
+        self.blocking(move |inner| inner.query(v, SPARSE, limit)).await
     }
 
-    async fn dense_vectors(
-        &self,
-        ids: &[uuid::Uuid],
-    ) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError> {
-        let ids: Vec<PointId> = ids
-            .iter()
-            .map(|u| PointId::Uuid(qdrant_edge::external::uuid::Uuid::from_bytes(*u.as_bytes())))
-            .collect();
+    async fn dense_vectors(&self, ids: &[uuid::Uuid]) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError> {
+        let ids: Vec<PointId> =
+            ids.iter().map(|u| PointId::Uuid(qdrant_edge::external::uuid::Uuid::from_bytes(*u.as_bytes()))).collect();
         self.blocking(move |inner| {
             let records = inner
                 .shard
-                .retrieve(
-                    &ids,
-                    Some(WithPayloadInterface::Bool(false)),
-                    Some(WithVector::Selector(vec![DENSE.into()])),
-                )
+                .retrieve(&ids, Some(WithPayloadInterface::Bool(false)), Some(WithVector::Selector(vec![DENSE.into()])))
                 .map_err(store_err)?;
             records
                 .into_iter()
@@ -333,11 +245,7 @@ impl VectorStore for EdgeStore {
                 .map(|r| payload_of(&r.id, r.payload))
                 .collect::<Result<Vec<_>, _>>()?;
             out.sort_by(|a, b| {
-                (&a.document, a.generation, a.chunk_index).cmp(&(
-                    &b.document,
-                    b.generation,
-                    b.chunk_index,
-                ))
+                (&a.document, a.generation, a.chunk_index).cmp(&(&b.document, b.generation, b.chunk_index))
             });
             Ok(out)
         })
