@@ -1,10 +1,16 @@
 //! The extractor stage: extract job in, embed batches out.
 //!
-//! fetch (size-limited) -> detect type -> extract -> chunk -> publish numbered
-//! embed batches -> ack. Extraction and chunking are CPU work on blocking
-//! threads; a parser panic becomes a `failed` document, never a dead worker.
-//! Every outcome is explicit: done, retry later, or failed with a reason.
+//! fetch (size-limited) -> detect type -> (fetch transcript sidecar) ->
+//! extract in a resource-limited child process -> chunk -> publish numbered
+//! embed batches -> ack. A parser that panics, aborts, overflows its stack,
+//! spins or eats memory kills only its child: the document becomes `failed`
+//! with the reason, never a dead worker (see [`isolate`]). Every outcome is
+//! explicit: done, retry later, or failed with a reason.
 
+pub mod child;
+pub mod isolate;
 mod stage;
 
-pub use stage::{Extractor, ExtractorConfig, Outcome, run};
+pub use child::child_main;
+pub use isolate::{ChildLimits, Isolation};
+pub use stage::{Extractor, ExtractorConfig, Outcome, SIDECAR_EXTENSIONS, run};

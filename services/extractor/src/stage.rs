@@ -1,6 +1,7 @@
+use crate::isolate::{IsolateError, Isolation, Request, extract_isolated};
 use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
-use ragpipe_core::{Chunk, ChunkMessage, Document, EmbedJob, ExtractJob, Job, SCHEMA_VERSION, Stage};
-use ragpipe_extract::{EXTRACTOR_VERSION, ExtractError, detect, extract};
+use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
+use ragpipe_extract::{EXTRACTOR_VERSION, Limits, detect};
 use ragpipe_queue::{Delivery, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
 use ragpipe_state::{Extracted, StateStore};
@@ -8,13 +9,17 @@ use std::future::Future;
 use std::sync::Arc;
 
 /// Limits and sizes of the extractor stage.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ExtractorConfig {
     /// Largest object fetched, in bytes.
     pub max_bytes: u64,
     /// Chunks per embed job.
     pub batch_size: usize,
     pub chunking: ChunkConfig,
+    /// What one document may cost to extract (pages, rows, duration …).
+    pub limits: Limits,
+    /// Where parsers run: a resource-limited child process in production.
+    pub isolation: Isolation,
 }
 
 /// Everything one extractor worker talks to.
@@ -86,18 +91,33 @@ impl Extractor {
             Err(e) => return self.fail(job, Stage::Fetch, fetch_reason(&e)).await,
         };
         let hash = ragpipe_core::ids::content_hash(&bytes);
-        let (counter, cfg, key) = (Arc::clone(&self.counter), self.config.chunking, job.key.clone());
-        let cut = tokio::task::spawn_blocking(move || -> Result<(Document, Vec<Chunk>), ExtractError> {
-            let kind = detect(&key, &bytes)?;
-            let doc = extract(kind, &key, &bytes)?;
+        // Detection only reads magic bytes and the name: safe in-process.
+        let kind = match detect(&job.key, &bytes) {
+            Ok(kind) => kind,
+            Err(e) => return self.fail(job, Stage::Extract, e.to_string()).await,
+        };
+        let sidecar = match kind {
+            Kind::Audio => match self.sidecar(&job.key).await {
+                Ok(found) => found,
+                Err(reason) => return Outcome::Retry(reason),
+            },
+            _ => None,
+        };
+        let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits };
+        let doc = match extract_isolated(&self.config.isolation, request).await {
+            Ok(doc) => doc,
+            Err(IsolateError::Failed(reason)) => return self.fail(job, Stage::Extract, reason).await,
+            Err(IsolateError::Spawn(reason)) => return Outcome::Retry(reason),
+        };
+        let (counter, cfg) = (Arc::clone(&self.counter), self.config.chunking);
+        let cut = tokio::task::spawn_blocking(move || {
             let chunks = chunk_document(&doc, counter.as_ref(), &cfg);
-            Ok((doc, chunks))
+            (doc, chunks)
         })
         .await;
         let (doc, chunks) = match cut {
-            Ok(Ok(v)) => v,
-            Ok(Err(e)) => return self.fail(job, Stage::Extract, e.to_string()).await,
-            Err(e) => return self.fail(job, Stage::Extract, panic_reason(e)).await,
+            Ok(v) => v,
+            Err(e) => return self.fail(job, Stage::Chunk, panic_reason(e)).await,
         };
         if chunks.is_empty() {
             return self.fail(job, Stage::Chunk, "no text content".into()).await;
@@ -140,6 +160,22 @@ impl Extractor {
         Outcome::Done(chunks.len())
     }
 
+    /// The transcript next to an audio file: `talk.vtt`, else `talk.srt`,
+    /// beside `talk.mp3`. Missing is normal; a transient error retries.
+    async fn sidecar(&self, key: &str) -> Result<Option<(String, Vec<u8>)>, String> {
+        let (dir, file) = key.rsplit_once('/').map_or(("", key), |(d, f)| (d, f));
+        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+        for ext in SIDECAR_EXTENSIONS {
+            let name = if dir.is_empty() { format!("{stem}.{ext}") } else { format!("{dir}/{stem}.{ext}") };
+            match self.source.fetch(&name, self.config.max_bytes).await {
+                Ok(bytes) => return Ok(Some((name, bytes))),
+                Err(e) if e.is_retryable() => return Err(e.to_string()),
+                Err(_) => continue,
+            }
+        }
+        Ok(None)
+    }
+
     async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> Outcome {
         tracing::info!(document = %job.document_id, key = %job.key, %reason, "document failed");
         match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
@@ -168,10 +204,14 @@ fn fetch_reason(e: &SourceError) -> String {
     }
 }
 
-/// Turns a panic inside extraction into a failure reason an admin can read.
+/// Transcript sidecars, in the order they are looked for. The source lists
+/// neither as a document of its own (see `FolderSource::skipping`).
+pub const SIDECAR_EXTENSIONS: [&str; 2] = ["vtt", "srt"];
+
+/// Turns a panic inside chunking into a failure reason an admin can read.
 fn panic_reason(e: tokio::task::JoinError) -> String {
     if !e.is_panic() {
-        return "extraction was cancelled".into();
+        return "chunking was cancelled".into();
     }
     let payload = e.into_panic();
     let msg = payload
@@ -179,5 +219,5 @@ fn panic_reason(e: tokio::task::JoinError) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    format!("extraction panicked: {msg}")
+    format!("chunking panicked: {msg}")
 }

@@ -32,12 +32,29 @@ pub struct ChunkConfig {
     pub budget: usize,
     /// Whether `text` starts with the `Title > Section` header.
     pub contextual_header: bool,
+    /// How table rows are written in a table chunk's `text` (its `content` is
+    /// always the readable table).
+    pub table_rows_as: TableRows,
 }
 
 impl Default for ChunkConfig {
     fn default() -> Self {
-        ChunkConfig { budget: 256, contextual_header: true }
+        ChunkConfig { budget: 256, contextual_header: true, table_rows_as: TableRows::Readable }
     }
+}
+
+/// The form of table rows in the embedded `text`. Which retrieves better is
+/// an evaluation question, so both exist; `Readable` is the default until an
+/// eval run says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableRows {
+    /// The header line then the row lines, as in `content`: `Region | Units`
+    /// over `North | 10`.
+    #[default]
+    Readable,
+    /// Each row as `Header: value` pairs, `Region: North; Units: 10`, which
+    /// keeps every value next to its column name.
+    Linearised,
 }
 
 /// Cuts a document into chunks with the chunker its structure calls for.

@@ -4,14 +4,14 @@
 
 use crate::pack::{self, Context, Unit};
 use crate::split::{Grain, units_for};
-use crate::{ChunkConfig, TokenCounter, header_for};
+use crate::{ChunkConfig, TokenCounter, header_for, table};
 use ragpipe_core::{BlockKind, Chunk, Document};
 
 pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
     let mut out = Vec::new();
     let mut path: Vec<(u8, String)> = Vec::new();
     let mut section = Section::default();
-    for block in &doc.blocks {
+    for (i, block) in doc.blocks.iter().enumerate() {
         if section.page != block.page && !section.is_empty() {
             section.flush(doc, &path, counter, cfg, &mut out);
         }
@@ -27,11 +27,20 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
             }
             BlockKind::Paragraph | BlockKind::ListItem => section.blocks.push((block.range.clone(), Grain::Sentences)),
             BlockKind::Code | BlockKind::CodeItem { .. } => section.blocks.push((block.range.clone(), Grain::Lines)),
-            // Table rows and cues get their own chunkers (extractor issue);
-            // until then they are read as lines of prose.
-            BlockKind::TableRow { .. } | BlockKind::Cue { .. } => {
-                section.blocks.push((block.range.clone(), Grain::Sentences))
+            // A table is chunked whole by the table packer at its first row
+            // (whole rows, header repeated), after the prose before it.
+            BlockKind::TableRow { .. } => {
+                if table::starts_run(doc, i) {
+                    section.flush(doc, &path, counter, cfg, &mut out);
+                    let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
+                    let (header, _) = fit_header(&doc.title, &names, counter, cfg);
+                    let ctx = Context { section: &names, header: &header, page: block.page };
+                    table::pack(doc, i, &ctx, counter, cfg, &mut out);
+                }
             }
+            // Cues get their own chunker (extractor issue); until then they
+            // are read as lines of prose.
+            BlockKind::Cue { .. } => section.blocks.push((block.range.clone(), Grain::Sentences)),
         }
     }
     section.flush(doc, &path, counter, cfg, &mut out);

@@ -1,8 +1,131 @@
-//! The transcript chunker, filled in by the extractor issue; prose rules until then.
+//! The transcript chunker (audio with WebVTT/SubRip cues): a chunk is a run
+//! of whole consecutive cues that fits the budget, cited as
+//! `#t=START,END` (W3C Media Fragments: from its first cue's start to its
+//! last cue's end, in seconds) plus `#char`. Cues are the natural unit: a
+//! player can seek to them and a cue is what was said in one breath. Only a
+//! single cue over the budget is cut, at sentence boundaries, and each piece
+//! keeps that cue's time range (cues carry no finer timing). The header is
+//! the file's title; transcripts have no sections.
 
-use crate::{ChunkConfig, TokenCounter};
-use ragpipe_core::{Chunk, Document};
+use crate::pack::{self, Context, Unit};
+use crate::split::{Grain, units_for};
+use crate::{ChunkConfig, TokenCounter, header_for};
+use ragpipe_core::{BlockKind, Chunk, Document};
+use std::ops::Range;
 
 pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
-    crate::prose::chunk(doc, counter, cfg)
+    let (header, header_tokens) = title_header(&doc.title, counter, cfg);
+    let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
+    let ctx = Context { section: &[], header: &header, page: None };
+    let mut out = Vec::new();
+    // Whole cues gather in `run`; a cue that must be cut is packed on its
+    // own, so no chunk holds part of one cue and part of another.
+    let mut run: Vec<Unit> = Vec::new();
+    for block in &doc.blocks {
+        let mut pieces = units_for(&doc.text, block.range.clone(), Grain::Sentences, room, counter);
+        if pieces.len() == 1 {
+            run.append(&mut pieces);
+            continue;
+        }
+        pack::emit(doc, &std::mem::take(&mut run), room, &ctx, counter, cfg, &mut out);
+        pack::emit(doc, &pieces, room, &ctx, counter, cfg, &mut out);
+    }
+    pack::emit(doc, &run, room, &ctx, counter, cfg, &mut out);
+    for chunk in &mut out {
+        chunk.locator.time = cue_span(doc, &chunk.bytes);
+    }
+    out
+}
+
+/// The title as header, unless it would eat more than a quarter of the budget.
+fn title_header(title: &str, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> (String, usize) {
+    if !cfg.contextual_header {
+        return (String::new(), 0);
+    }
+    let header = header_for(title, &[]);
+    let tokens = counter.count(&header);
+    if header.is_empty() || tokens > cfg.budget / 4 { (String::new(), 0) } else { (header, tokens) }
+}
+
+/// From the start of the first cue a chunk touches to the end of the last.
+fn cue_span(doc: &Document, bytes: &Range<usize>) -> Option<(f64, f64)> {
+    let mut span: Option<(f64, f64)> = None;
+    for b in &doc.blocks {
+        let BlockKind::Cue { start, end } = b.kind else { continue };
+        if b.range.start < bytes.end && bytes.start < b.range.end {
+            span = Some(span.map_or((start, end), |(s, e)| (s.min(start), e.max(end))));
+        }
+    }
+    span
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragpipe_core::{Block, Kind};
+
+    /// One word-piece per whitespace-separated word.
+    struct Words;
+    impl TokenCounter for Words {
+        fn count(&self, text: &str) -> usize {
+            text.split_whitespace().count()
+        }
+        fn special_tokens(&self) -> usize {
+            2
+        }
+    }
+
+    fn transcript(cues: &[(&str, f64, f64)]) -> Document {
+        let mut text = String::new();
+        let mut blocks = Vec::new();
+        for (t, start, end) in cues {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            let at = text.len();
+            text.push_str(t);
+            blocks.push(Block { kind: BlockKind::Cue { start: *start, end: *end }, range: at..text.len(), page: None });
+        }
+        Document { title: "Talk".into(), kind: Kind::Audio, text, blocks, tables: vec![], duration: Some(60.0) }
+    }
+
+    #[test]
+    fn consecutive_cues_group_within_budget_and_cite_their_span() {
+        let doc = transcript(&[
+            ("one two three four five", 0.0, 2.0),
+            ("six seven eight nine ten", 2.5, 4.0),
+            ("eleven twelve thirteen fourteen fifteen", 4.0, 6.5),
+        ]);
+        // Budget 15: 2 specials + 1 header word leaves room for 12, two cues.
+        let chunks = chunk(&doc, &Words, &ChunkConfig { budget: 15, ..ChunkConfig::default() });
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(chunks[0].content, "one two three four five\nsix seven eight nine ten");
+        assert_eq!(chunks[0].locator.time, Some((0.0, 4.0)));
+        assert_eq!(chunks[0].text, format!("Talk\n\n{}", chunks[0].content));
+        assert_eq!(chunks[1].locator.time, Some((4.0, 6.5)));
+        assert_eq!(chunks[1].locator.to_string(), "#t=4.00,6.50&char=49,88");
+        for c in &chunks {
+            assert_eq!(c.locator.resolve(&doc.text), Some(c.content.as_str()));
+            assert!(c.tokens <= 15);
+        }
+    }
+
+    #[test]
+    fn an_oversized_cue_is_cut_at_sentences_and_keeps_its_time() {
+        let long = "First sentence has five words. Second one has five too. Third is short.";
+        let doc = transcript(&[("Hello.", 0.0, 1.0), (long, 1.0, 9.0), ("Bye now.", 9.0, 10.0)]);
+        let chunks = chunk(&doc, &Words, &ChunkConfig { budget: 10, ..ChunkConfig::default() });
+        let got: Vec<(&str, Option<(f64, f64)>)> =
+            chunks.iter().map(|c| (c.content.as_str(), c.locator.time)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Hello.", Some((0.0, 1.0))),
+                ("First sentence has five words.", Some((1.0, 9.0))),
+                ("Second one has five too.", Some((1.0, 9.0))),
+                ("Third is short.", Some((1.0, 9.0))),
+                ("Bye now.", Some((9.0, 10.0))),
+            ]
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! The prose chunker's guarantees, checked on every chunk of real documents
 //! (Rust book and Cargo pages, Markdown design notes, plain-text manuals from
 //! `eval/corpus`) with the model's own tokenizer:
-//! - `content` is the verbatim slice its `#char` locator and byte range name;
+//! - `content` is the verbatim slice its `#char` locator and byte range name
+//!   (after the repeated header line, for table chunks);
 //! - `text` is header + content and fits the budget, measured for real;
 //! - a chunk never spans two sections, and never cuts a paragraph that fits;
 //! - an oversized paragraph is cut only at sentence boundaries.
@@ -37,8 +38,11 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &Chunk
     assert!(!chunks.is_empty(), "{} yields chunks", doc.title);
     for (i, c) in chunks.iter().enumerate() {
         assert_eq!(c.index as usize, i);
-        assert_eq!(c.content, doc.text[c.bytes.clone()], "content is the byte slice");
-        assert_eq!(c.locator.resolve(&doc.text), Some(c.content.as_str()), "#char slices to content");
+        // A table chunk's content repeats its table's header line above the
+        // rows slice (see the table chunker); bytes and #char name the rows.
+        let slice = &doc.text[c.bytes.clone()];
+        assert!(c.content == slice || c.content.ends_with(&format!("\n{slice}")), "content is the byte slice");
+        assert_eq!(c.locator.resolve(&doc.text), Some(slice), "#char slices to content");
         assert!(c.text.ends_with(&c.content), "text ends with the verbatim content");
         let measured = tok.count(&c.text) + tok.special_tokens();
         assert_eq!(measured, c.tokens as usize, "token count is measured, not estimated");
@@ -55,6 +59,22 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &Chunk
             BlockKind::Heading { .. } => {
                 // A heading is never quoted: it starts a section and lives in the header.
                 assert!(inside.is_empty(), "heading {:?} inside a chunk", doc.slice(block));
+            }
+            BlockKind::TableRow { table, .. } if inside.len() > 1 => {
+                // A row is cut (between cells; tests/tables.rs checks where)
+                // only when it does not fit under its table's repeated header.
+                let repeated: usize = doc
+                    .blocks
+                    .iter()
+                    .filter(|b| matches!(b.kind, BlockKind::TableRow { table: t, header: true, .. } if t == table))
+                    .map(|b| tok.count(doc.slice(b)))
+                    .sum();
+                let header = inside[0].header_tokens as usize + repeated;
+                assert!(
+                    tok.count(doc.slice(block)) + header + 2 > cfg.budget,
+                    "a fitting row was cut in {}",
+                    doc.title
+                );
             }
             _ if inside.len() > 1 => {
                 // Cut: allowed only when the block alone is over the budget, and
@@ -117,7 +137,7 @@ fn check_cut(
 fn every_chunk_of_real_documents_keeps_the_rules() {
     let tok = tokenizer();
     for budget in [256, 128, 64] {
-        let cfg = ChunkConfig { budget, contextual_header: true };
+        let cfg = ChunkConfig { budget, contextual_header: true, ..ChunkConfig::default() };
         for doc in corpus() {
             let chunks = chunk_document(&doc, &tok, &cfg);
             check(&doc, &chunks, &tok, &cfg);
@@ -139,7 +159,8 @@ fn headers_carry_title_and_section_path() {
             "Shared-State Concurrency - The Rust Programming Language > Controlling Access with Mutexes\n\n"
         )
     );
-    let bare = chunk_document(&doc, &tok, &ChunkConfig { budget: 256, contextual_header: false });
+    let bare =
+        chunk_document(&doc, &tok, &ChunkConfig { budget: 256, contextual_header: false, ..ChunkConfig::default() });
     assert!(bare.iter().all(|c| c.text == c.content && c.header_tokens == 0));
 }
 
@@ -156,7 +177,7 @@ fn oversized_paragraph_splits_at_sentences() {
         tables: Vec::new(),
         duration: None,
     };
-    let cfg = ChunkConfig { budget: 96, contextual_header: true };
+    let cfg = ChunkConfig { budget: 96, contextual_header: true, ..ChunkConfig::default() };
     let chunks = chunk_document(&doc, &tok, &cfg);
     assert!(chunks.len() > 3);
     for c in &chunks {

@@ -42,6 +42,18 @@ pub struct ChunkingConfig {
     pub budget: usize,
     /// Prefix each chunk's `text` with `Title > Section`.
     pub contextual_header: bool,
+    /// How table rows are written in the embedded `text` of a table chunk:
+    /// `readable` (the header line over the row lines, as in `content`) or
+    /// `linearised` (`Header: value; …` per row). See docs/EVALUATION.md.
+    pub table_rows: TableRows,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TableRows {
+    #[default]
+    Readable,
+    Linearised,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -56,11 +68,33 @@ pub struct SearchConfig {
     pub threshold: f32,
 }
 
+/// What one document may cost. Parsers run in a child process held to the
+/// `extract_*` limits; the others are checked by the extractors, and a hit
+/// fails the document with a reason naming the limit.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LimitsConfig {
     /// Largest file fetched, in bytes. Env: `RAGPIPE_MAX_FILE_BYTES`.
     pub max_file_bytes: u64,
+    /// Wall-clock (and CPU) seconds one extraction may take.
+    /// Env: `RAGPIPE_EXTRACT_TIMEOUT_SECS`.
+    pub extract_timeout_secs: u64,
+    /// Address space of one extraction child, MiB. Env: `RAGPIPE_EXTRACT_MEMORY_MIB`.
+    pub extract_memory_mib: u64,
+    /// Largest extracted document (JSON) a child may hand back, MiB. A
+    /// 49 MB, 900k-row workbook comes back as 198 MB of JSON (measured, see
+    /// docs/BENCHMARKS.md), so the default leaves room for `max_file_bytes`.
+    pub extract_output_mib: u64,
+    /// PDF pages.
+    pub max_pages: u32,
+    /// Spreadsheet rows, all sheets together.
+    pub max_rows: u64,
+    /// Spreadsheet cells, all sheets together.
+    pub max_cells: u64,
+    /// Bytes a compressed container (xlsx, ods) may inflate to.
+    pub max_decompressed_bytes: u64,
+    /// Seconds of audio.
+    pub max_duration_secs: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -95,7 +129,7 @@ impl Default for ModelConfig {
 
 impl Default for ChunkingConfig {
     fn default() -> Self {
-        ChunkingConfig { budget: 256, contextual_header: true }
+        ChunkingConfig { budget: 256, contextual_header: true, table_rows: TableRows::Readable }
     }
 }
 
@@ -107,7 +141,17 @@ impl Default for SearchConfig {
 
 impl Default for LimitsConfig {
     fn default() -> Self {
-        LimitsConfig { max_file_bytes: 64 * 1024 * 1024 }
+        LimitsConfig {
+            max_file_bytes: 64 * 1024 * 1024,
+            extract_timeout_secs: 60,
+            extract_memory_mib: 2048,
+            extract_output_mib: 512,
+            max_pages: 5_000,
+            max_rows: 1_000_000,
+            max_cells: 20_000_000,
+            max_decompressed_bytes: 1 << 30,
+            max_duration_secs: 6.0 * 3600.0,
+        }
     }
 }
 
@@ -172,6 +216,12 @@ impl Config {
         if let Some(v) = get("RAGPIPE_MAX_FILE_BYTES") {
             self.limits.max_file_bytes = parse("RAGPIPE_MAX_FILE_BYTES", v)?;
         }
+        if let Some(v) = get("RAGPIPE_EXTRACT_TIMEOUT_SECS") {
+            self.limits.extract_timeout_secs = parse("RAGPIPE_EXTRACT_TIMEOUT_SECS", v)?;
+        }
+        if let Some(v) = get("RAGPIPE_EXTRACT_MEMORY_MIB") {
+            self.limits.extract_memory_mib = parse("RAGPIPE_EXTRACT_MEMORY_MIB", v)?;
+        }
         Ok(())
     }
 
@@ -195,8 +245,18 @@ impl Config {
         if self.workers.extractors == 0 || self.workers.embedders == 0 || self.workers.queue_capacity == 0 {
             return bad("workers.extractors, workers.embedders and workers.queue_capacity must be positive".into());
         }
-        if self.limits.max_file_bytes == 0 {
-            return bad("limits.max_file_bytes must be positive".into());
+        let l = &self.limits;
+        if l.max_file_bytes == 0 || l.extract_timeout_secs == 0 || l.extract_output_mib == 0 || l.max_pages == 0 {
+            return bad(
+                "limits.max_file_bytes, extract_timeout_secs, extract_output_mib and max_pages must be positive".into(),
+            );
+        }
+        // Below this the child cannot even map its own executable and libraries.
+        if l.extract_memory_mib < 64 {
+            return bad(format!("limits.extract_memory_mib must be at least 64, not {}", l.extract_memory_mib));
+        }
+        if l.max_duration_secs.is_nan() || l.max_duration_secs <= 0.0 {
+            return bad(format!("limits.max_duration_secs must be positive, not {}", l.max_duration_secs));
         }
         Ok(())
     }
@@ -217,5 +277,12 @@ mod tests {
         c.apply_env(|n| (n == "RAGPIPE_THREADS").then(|| "two".to_string())).unwrap_err();
         c.apply_env(|n| (n == "RAGPIPE_SEARCH_THRESHOLD").then(|| "0.5".to_string())).unwrap();
         assert_eq!(c.search.threshold, 0.5);
+        assert!(toml::from_str::<Config>("[limits]\nextract_timeout = 5\n").is_err(), "misspelt limit");
+        let mut c: Config = toml::from_str("[limits]\nextract_timeout_secs = 5\nmax_pages = 10\n").unwrap();
+        assert_eq!((c.limits.extract_timeout_secs, c.limits.max_pages, c.limits.extract_memory_mib), (5, 10, 2048));
+        c.apply_env(|n| (n == "RAGPIPE_EXTRACT_MEMORY_MIB").then(|| "512".to_string())).unwrap();
+        assert_eq!(c.limits.extract_memory_mib, 512);
+        c.limits.extract_memory_mib = 16;
+        assert!(c.validate().is_err());
     }
 }

@@ -2,7 +2,8 @@
 //! understands: `#char=FROM,TO` (RFC 5147, counted in Unicode scalar values of
 //! the canonical text) always, preceded by `page=N` for PDFs (PDF Open
 //! Parameters), `t=START,END` for media (W3C Media Fragments),
-//! `sheet=NAME&range=A1:F20` for spreadsheets or `L10-L42` for code.
+//! `sheet=NAME&range=A1:F1,A8:F20` (header row(s), then the chunk's rows; one
+//! area `A1:F20` when they are adjacent) for spreadsheets or `L10-L42` for code.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

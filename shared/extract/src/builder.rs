@@ -1,8 +1,13 @@
 //! Writes a canonical text block by block, recording each block's byte range
-//! as it is written. Shared by the HTML and Markdown extractors so both follow
-//! one set of whitespace rules.
+//! as it is written. Shared by the HTML, Markdown and spreadsheet extractors so
+//! all follow one set of whitespace rules and one table-row format.
 
-use ragpipe_core::{Block, BlockKind, Document, Kind};
+use ragpipe_core::{Block, BlockKind, Document, Kind, Table};
+
+/// Joins the cells of a table row in the canonical text. A `|` inside a cell
+/// is written `\|`, so ` | ` (space, pipe, space) only ever separates cells
+/// and the table chunker can split a row back into its cells.
+pub const CELL_SEPARATOR: &str = " | ";
 
 /// Blocks are separated by a blank line; inline runs of whitespace collapse to
 /// one space, except inside preformatted blocks, which are kept verbatim.
@@ -12,6 +17,10 @@ pub struct TextBuilder {
     blocks: Vec<Block>,
     open: Option<(BlockKind, usize)>,
     pending_space: bool,
+    tables: Vec<Table>,
+    /// The table rows are being written to: its sheet name and first column,
+    /// and its index in `tables` once a row has been written.
+    table: Option<(String, u32, Option<u32>)>,
 }
 
 impl TextBuilder {
@@ -92,9 +101,82 @@ impl TextBuilder {
         self.open.is_some()
     }
 
+    /// Starts a table: rows written until [`TextBuilder::end_table`] belong
+    /// to it. `sheet` is empty for tables inside prose; `first_col` is the
+    /// 1-based column of the rows' first cell. The table is only recorded in
+    /// [`Document::tables`] once it has a non-empty row.
+    pub fn begin_table(&mut self, sheet: &str, first_col: u32) {
+        self.finish();
+        self.table = Some((sheet.to_string(), first_col, None));
+    }
+
+    pub fn end_table(&mut self) {
+        self.finish();
+        self.table = None;
+    }
+
+    /// Writes one row of the open table as a [`BlockKind::TableRow`] line:
+    /// cells with whitespace collapsed, `|` escaped, joined by
+    /// [`CELL_SEPARATOR`], trailing empty cells dropped. Rows of one table
+    /// are separated by a single newline so the table reads as a table; an
+    /// all-empty row writes nothing. `row` is the row's 1-based number in its
+    /// source. Returns the number of cells written.
+    pub fn table_row<'c>(&mut self, row: u32, header: bool, cells: impl IntoIterator<Item = &'c str>) -> usize {
+        self.finish();
+        let Some((sheet, first_col, index)) = self.table.as_mut() else {
+            return 0;
+        };
+        let cells: Vec<&str> = cells.into_iter().collect();
+        let Some(last) = cells.iter().rposition(|c| !c.trim().is_empty()) else {
+            return 0;
+        };
+        let table = *index.get_or_insert_with(|| {
+            self.tables.push(Table { sheet: sheet.clone(), first_col: *first_col, last_col: *first_col });
+            (self.tables.len() - 1) as u32
+        });
+        let same_table =
+            self.blocks.last().is_some_and(|b| matches!(b.kind, BlockKind::TableRow { table: t, .. } if t == table));
+        if same_table {
+            self.text.push('\n');
+        } else if !self.text.is_empty() {
+            self.text.push_str("\n\n");
+        }
+        let start = self.text.len();
+        for (i, cell) in cells[..=last].iter().enumerate() {
+            if i > 0 {
+                self.text.push_str(CELL_SEPARATOR);
+            }
+            push_cell(&mut self.text, cell);
+        }
+        let t = &mut self.tables[table as usize];
+        t.last_col = t.last_col.max(t.first_col + last as u32);
+        self.blocks.push(Block {
+            kind: BlockKind::TableRow { table, row, header },
+            range: start..self.text.len(),
+            page: None,
+        });
+        last + 1
+    }
+
     pub fn build(mut self, title: String, kind: Kind) -> Document {
         self.finish();
-        Document { title, kind, text: self.text, blocks: self.blocks, tables: Vec::new(), duration: None }
+        Document { title, kind, text: self.text, blocks: self.blocks, tables: self.tables, duration: None }
+    }
+}
+
+/// Appends a cell's text: whitespace runs (line breaks included, since a row
+/// is one line) become one space, and `|` becomes `\|`.
+fn push_cell(out: &mut String, cell: &str) {
+    for (i, word) in cell.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        for c in word.chars() {
+            if c == '|' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
     }
 }
 
@@ -119,5 +201,30 @@ mod tests {
         let texts: Vec<&str> = doc.blocks.iter().map(|bl| doc.slice(bl)).collect();
         assert_eq!(texts, ["Hello world", "Use cargo build.", "fn main() {\n    x();\n}"]);
         assert_eq!(doc.text, "Hello world\n\nUse cargo build.\n\nfn main() {\n    x();\n}");
+    }
+
+    #[test]
+    fn table_rows_are_lines_of_escaped_cells() {
+        let mut b = TextBuilder::new();
+        b.start(BlockKind::Paragraph);
+        b.inline("Before.");
+        b.begin_table("", 1);
+        b.table_row(1, true, ["Name", "Note", ""]);
+        b.table_row(2, false, ["", "", ""]);
+        b.table_row(3, false, ["a\n b", "x | y", "", " "]);
+        b.end_table();
+        b.begin_table("", 1);
+        b.end_table();
+        let doc = b.build("t".into(), Kind::Html);
+        assert_eq!(doc.text, "Before.\n\nName | Note\na b | x \\| y");
+        assert_eq!(doc.tables, [Table { sheet: String::new(), first_col: 1, last_col: 2 }]);
+        let rows: Vec<_> = doc.blocks[1..].iter().map(|b| (b.kind.clone(), doc.slice(b))).collect();
+        assert_eq!(
+            rows,
+            [
+                (BlockKind::TableRow { table: 0, row: 1, header: true }, "Name | Note"),
+                (BlockKind::TableRow { table: 0, row: 3, header: false }, "a b | x \\| y"),
+            ]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! HTML: visible text only. `<head>`, scripts, styles, navigation and hidden
 //! elements are dropped; headings open sections; `<pre>` is kept verbatim;
-//! inline markup (`<code>`, `<em>`, links) flows into the sentence around it.
+//! inline markup (`<code>`, `<em>`, links) flows into the sentence around it;
+//! a `<table>` becomes table rows (a table nested in a cell is that cell's text).
 
 use crate::{TextBuilder, fallback_title};
 use ego_tree::iter::Edge;
@@ -54,6 +55,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     let title = page_title(&html);
     let mut first_h1: Option<String> = None;
     let mut in_h1 = false;
+    let mut table = HtmlTable::default();
     let root = main.unwrap_or_else(|| html.tree.root());
     for edge in root.traverse() {
         match edge {
@@ -66,6 +68,9 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
                         || el.attr("aria-hidden") == Some("true")
                     {
                         skip += 1;
+                        continue;
+                    }
+                    if table.open(tag, el, &mut b) {
                         continue;
                     }
                     match block_kind(tag) {
@@ -85,12 +90,11 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
                             kinds.push(BlockKind::Paragraph);
                         }
                         None if tag == "br" => b.line_break(),
-                        None if matches!(tag, "td" | "th") && b.is_open() => b.inline(" | "),
                         None => {}
                     }
                 }
                 Node::Text(t) => {
-                    if skip > 0 {
+                    if skip > 0 || table.text(t) {
                         continue;
                     }
                     if in_h1 {
@@ -115,6 +119,9 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
                     let tag = el.name();
                     if skip > 0 {
                         skip -= 1;
+                        continue;
+                    }
+                    if table.close(tag, &mut b) {
                         continue;
                     }
                     let kind = block_kind(tag);
@@ -167,4 +174,144 @@ fn block_kind(tag: &str) -> Option<BlockKind> {
         "li" | "dt" | "dd" => BlockKind::ListItem,
         _ => return None,
     })
+}
+
+/// The outermost `<table>` being read: its rows become table-row blocks. A
+/// row is a header when it sits in `<thead>`, or when all its cells are `<th>`
+/// and no data row came before it (a `<th>` row further down is a sub-heading
+/// and stays data). `colspan` is expanded with empty cells so columns stay
+/// aligned with the header; `rowspan` is not.
+#[derive(Default)]
+struct HtmlTable {
+    /// Nesting depth of `<table>` elements; 0 outside any table.
+    depth: usize,
+    in_head: bool,
+    seen_data: bool,
+    /// 1-based position of the current row in the table.
+    row: u32,
+    cells: Vec<(String, bool)>,
+    /// The cell being read: its text, whether it is a `<th>`, its colspan.
+    cell: Option<(String, bool, usize)>,
+}
+
+/// Most cells an HTML `colspan` expands to; the HTML standard caps it at 1000.
+const MAX_COLSPAN: usize = 1000;
+
+impl HtmlTable {
+    /// Handles an opening tag; true when it was table structure or cell content.
+    fn open(&mut self, tag: &str, el: &scraper::node::Element, b: &mut TextBuilder) -> bool {
+        if let Some((cell, ..)) = self.cell.as_mut() {
+            if tag == "table" {
+                self.depth += 1;
+            }
+            if breaks_text(tag) {
+                cell.push(' ');
+            }
+            return true;
+        }
+        match tag {
+            "table" => {
+                if self.depth == 0 {
+                    *self = HtmlTable::default();
+                    b.begin_table("", 1);
+                }
+                self.depth += 1;
+            }
+            _ if self.depth == 0 => return false,
+            "thead" => self.in_head = true,
+            "tbody" | "tfoot" => {}
+            "tr" => {
+                self.row += 1;
+                self.cells.clear();
+            }
+            "td" | "th" => {
+                let span = el.attr("colspan").and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1);
+                self.cell = Some((String::new(), tag == "th", span.clamp(1, MAX_COLSPAN)));
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Handles a closing tag; true when it was table structure or cell content.
+    fn close(&mut self, tag: &str, b: &mut TextBuilder) -> bool {
+        if let Some((cell, ..)) = self.cell.as_mut() {
+            match tag {
+                "td" | "th" if self.depth == 1 => {
+                    let (text, th, span) = self.cell.take().expect("cell is open");
+                    self.cells.push((text, th));
+                    // The columns a cell spans after its first read as empty cells.
+                    self.cells.extend((1..span).map(|_| (String::new(), th)));
+                }
+                "table" => {
+                    self.depth -= 1;
+                    cell.push(' ');
+                }
+                _ if breaks_text(tag) => cell.push(' '),
+                _ => {}
+            }
+            return true;
+        }
+        match tag {
+            _ if self.depth == 0 => return false,
+            "table" => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    b.end_table();
+                }
+            }
+            "thead" => self.in_head = false,
+            "tbody" | "tfoot" => {}
+            "tr" => {
+                let all_th = !self.cells.is_empty() && self.cells.iter().all(|(_, th)| *th);
+                let header = self.in_head || (all_th && !self.seen_data);
+                let written = b.table_row(self.row, header, self.cells.iter().map(|(c, _)| c.as_str()));
+                self.seen_data |= written > 0 && !header;
+                self.cells.clear();
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Takes text inside a cell; false when the text is not in one.
+    fn text(&mut self, t: &str) -> bool {
+        match self.cell.as_mut() {
+            Some((cell, ..)) => {
+                cell.push_str(t);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Whether an element separates the words before and after it.
+fn breaks_text(tag: &str) -> bool {
+    BLOCKS.contains(&tag) || block_kind(tag).is_some() || matches!(tag, "br" | "td" | "th")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_become_rows_with_their_header() {
+        let src = "<h1>Prices</h1><p>Intro.</p><table><caption>Plans</caption>\
+            <thead><tr><th>Plan</th><th>Price</th><th>Note</th></tr></thead>\
+            <tbody><tr><td><b>Basic</b> tier</td><td>5</td><td>a|b</td></tr>\
+            <tr><th colspan=2>Group</th><td>x</td></tr>\
+            <tr><td>Pro<table><tr><td>inner</td><td>cell</td></tr></table></td><td></td><td>y<br>z</td></tr>\
+            <tr><td></td><td></td></tr></tbody></table><p>After.</p>";
+        let doc = extract("p.html", src);
+        assert_eq!(
+            doc.text,
+            "Prices\n\nIntro.\n\nPlans\n\nPlan | Price | Note\nBasic tier | 5 | a\\|b\nGroup |  | x\nPro inner cell |  | y z\n\nAfter."
+        );
+        let rows: Vec<_> = doc.blocks.iter().filter(|b| matches!(b.kind, BlockKind::TableRow { .. })).collect();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[0].kind, BlockKind::TableRow { table: 0, row: 1, header: true });
+        assert_eq!(rows[2].kind, BlockKind::TableRow { table: 0, row: 3, header: false });
+        assert_eq!(doc.tables, [ragpipe_core::Table { sheet: String::new(), first_col: 1, last_col: 3 }]);
+    }
 }

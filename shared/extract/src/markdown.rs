@@ -1,6 +1,7 @@
 //! Markdown through pulldown-cmark: headings open sections, fenced and
 //! indented code stay whole and verbatim, inline markup is reduced to its
-//! text. Raw HTML and front matter are not prose and are dropped.
+//! text, pipe tables become table rows (the row above the `---` line is the
+//! header). Raw HTML and front matter are not prose and are dropped.
 
 use crate::{TextBuilder, fallback_title};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -17,6 +18,9 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     let mut in_h1 = false;
     let mut in_code = false;
     let mut in_metadata = false;
+    // The row of a pipe table being read: its cells, and its position.
+    let mut cells: Option<Vec<String>> = None;
+    let mut row = 0u32;
     for event in Parser::new_ext(source, options) {
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
@@ -37,8 +41,25 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
                 }
             }
             Event::Start(Tag::Item) => b.start(BlockKind::ListItem),
-            Event::Start(Tag::TableRow | Tag::TableHead) => b.start(BlockKind::Paragraph),
-            Event::Start(Tag::TableCell) if b.is_open() => b.inline(" | "),
+            Event::Start(Tag::Table(_)) => {
+                b.begin_table("", 1);
+                row = 0;
+            }
+            Event::End(TagEnd::Table) => b.end_table(),
+            Event::Start(Tag::TableRow | Tag::TableHead) => {
+                row += 1;
+                cells = Some(Vec::new());
+            }
+            Event::Start(Tag::TableCell) => cells.get_or_insert_default().push(String::new()),
+            Event::End(end @ (TagEnd::TableRow | TagEnd::TableHead)) => {
+                let row_cells = cells.take().unwrap_or_default();
+                b.table_row(row, end == TagEnd::TableHead, row_cells.iter().map(String::as_str));
+            }
+            Event::Text(t) | Event::Code(t) if cells.is_some() => {
+                if let Some(cell) = cells.as_mut().and_then(|c| c.last_mut()) {
+                    cell.push_str(&t);
+                }
+            }
             Event::Start(Tag::CodeBlock(_)) => {
                 in_code = true;
                 b.start(BlockKind::Code);
@@ -49,9 +70,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
             }
             Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
             Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
-            Event::End(
-                TagEnd::Paragraph | TagEnd::Item | TagEnd::TableRow | TagEnd::TableHead | TagEnd::BlockQuote(_),
-            ) => b.finish(),
+            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::BlockQuote(_)) => b.finish(),
             Event::Text(t) if in_metadata => drop(t),
             Event::Text(t) if in_code => b.raw(&t),
             Event::Text(t) | Event::Code(t) => {
@@ -94,5 +113,17 @@ mod tests {
                 (&BlockKind::Code, "fn main() {\n\n    go();\n}"),
             ]
         );
+    }
+
+    #[test]
+    fn pipe_tables_become_rows_with_their_header() {
+        let src =
+            "# T\n\nIntro.\n\n| Name | `Code` | Note |\n|---|---|---|\n| a | b \\| c | |\n| d | e | f |\n\nAfter.\n";
+        let doc = extract("t.md", src);
+        assert_eq!(doc.text, "T\n\nIntro.\n\nName | Code | Note\na | b \\| c\nd | e | f\n\nAfter.");
+        let rows: Vec<_> = doc.blocks.iter().filter(|b| matches!(b.kind, BlockKind::TableRow { .. })).collect();
+        assert_eq!(rows[0].kind, BlockKind::TableRow { table: 0, row: 1, header: true });
+        assert_eq!(rows[2].kind, BlockKind::TableRow { table: 0, row: 3, header: false });
+        assert_eq!(doc.tables[0].last_col, 3);
     }
 }

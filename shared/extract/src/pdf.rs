@@ -1,8 +1,229 @@
-//! PDF (pdf-extract), filled in by the extractor issue.
+//! PDF via `pdf-extract` (on `lopdf`), page by page.
+//!
+//! Canonical text: the pages' texts joined by a form feed (`\f`, U+000C), so
+//! page N is exactly the N-th `\f`-separated part of the text (an empty page
+//! stays an empty part) and no other form feed ever occurs in it. Within a
+//! page, paragraphs are separated by a blank line and the lines of a
+//! paragraph by `\n`, as they were laid out. Every block carries its 1-based
+//! page, so the prose chunker never lets a chunk cross a page and cites it
+//! with `#page=N`.
+//!
+//! Running headers, footers and page numbers are removed first (see
+//! [`furniture`]); a short, larger-than-body paragraph is a heading.
+//!
+//! pdf-extract may panic, recurse without bound or loop on hostile files; the
+//! extractor stage runs this in a child process with resource limits for that
+//! reason, so this module only has to be right on files that are merely bad.
 
-use crate::{ExtractError, Limits};
-use ragpipe_core::Document;
+mod furniture;
+mod layout;
 
-pub(crate) fn extract(_name: &str, _bytes: &[u8], _limits: &Limits) -> Result<Document, ExtractError> {
-    Err(ExtractError::Unsupported("application/pdf".into()))
+use crate::{ExtractError, Limits, fallback_title};
+use layout::{Collector, Line, Page};
+use ragpipe_core::{Block, BlockKind, Document, Kind};
+
+/// The reason given for a PDF that needs a password to open.
+pub(crate) const ENCRYPTED: &str = "encrypted PDF";
+/// The reason given for a PDF whose pages hold no text (scanned images).
+pub(crate) const NO_TEXT_LAYER: &str = "no text layer (OCR not configured)";
+
+pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    let mut doc = pdf_extract::Document::load_mem(bytes).map_err(load_error)?;
+    // A file with only an owner password opens with the empty user password;
+    // one that needs a user password cannot be read without it.
+    if doc.is_encrypted() && doc.decrypt("").is_err() {
+        return Err(ExtractError::Malformed(ENCRYPTED.into()));
+    }
+    let count = doc.get_pages().len();
+    if count == 0 {
+        return Err(malformed("no pages"));
+    }
+    if count > limits.max_pages as usize {
+        return Err(ExtractError::Limit(format!("{count} pages exceeds max_pages {}", limits.max_pages)));
+    }
+    let mut collector = Collector::default();
+    pdf_extract::output_doc(&doc, &mut collector).map_err(|e| malformed(&e.to_string()))?;
+    pdf_extract::OutputDev::end_page(&mut collector).map_err(|e| malformed(&e.to_string()))?;
+    let mut pages = collector.pages;
+    if pages.iter().all(|p| p.lines.is_empty()) {
+        return Err(ExtractError::Malformed(NO_TEXT_LAYER.into()));
+    }
+    furniture::strip(&mut pages);
+    let title = info_title(&doc).unwrap_or_else(|| fallback_title(name));
+    Ok(assemble(title, &pages))
+}
+
+fn malformed(why: &str) -> ExtractError {
+    ExtractError::Malformed(format!("malformed PDF: {why}"))
+}
+
+fn load_error(e: pdf_extract::Error) -> ExtractError {
+    match e {
+        pdf_extract::Error::Decryption(_) | pdf_extract::Error::InvalidPassword => {
+            ExtractError::Malformed(ENCRYPTED.into())
+        }
+        other => malformed(&other.to_string()),
+    }
+}
+
+/// The document's own title from its Info dictionary, when it has one.
+fn info_title(doc: &pdf_extract::Document) -> Option<String> {
+    let info = doc.trailer.get_deref(b"Info", doc).ok()?.as_dict().ok()?;
+    let title = pdf_extract::decode_text_string(info.get_deref(b"Title", doc).ok()?).ok()?;
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
+/// Writes the canonical text and its blocks, page after page.
+fn assemble(title: String, pages: &[Page]) -> Document {
+    let body = body_size(pages);
+    let levels = heading_sizes(pages, body);
+    let mut text = String::new();
+    let mut blocks = Vec::new();
+    for (i, page) in pages.iter().enumerate() {
+        if i > 0 {
+            text.push('\u{c}');
+        }
+        for (j, para) in paragraphs(&page.lines).iter().enumerate() {
+            if j > 0 {
+                text.push_str("\n\n");
+            }
+            let start = text.len();
+            for (k, line) in para.iter().enumerate() {
+                if k > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&line.text);
+            }
+            let kind = match heading_level(para, body, &levels) {
+                Some(level) => BlockKind::Heading { level },
+                None => BlockKind::Paragraph,
+            };
+            blocks.push(Block { kind, range: start..text.len(), page: Some(page.number) });
+        }
+    }
+    Document { title, kind: Kind::Pdf, text, blocks, tables: Vec::new(), duration: None }
+}
+
+/// Groups a page's lines into paragraphs: a new one starts where the gap to
+/// the previous baseline is wider than ordinary line spacing (1.4 em), where
+/// the text moves up (a new column or box), or where the font size changes.
+fn paragraphs(lines: &[Line]) -> Vec<Vec<&Line>> {
+    let mut out: Vec<Vec<&Line>> = Vec::new();
+    for line in lines {
+        let joins = out.last().and_then(|p| p.last()).is_some_and(|prev| {
+            let gap = prev.y - line.y;
+            let size = prev.size.max(line.size);
+            gap > 0.0 && gap <= 1.4 * size && similar(prev.size, line.size)
+        });
+        match out.last_mut() {
+            Some(p) if joins => p.push(line),
+            _ => out.push(vec![line]),
+        }
+    }
+    out
+}
+
+fn similar(a: f64, b: f64) -> bool {
+    a.max(b) <= 1.1 * a.min(b)
+}
+
+/// Font sizes are compared at half-point resolution.
+fn rounded(size: f64) -> i64 {
+    (size * 2.0).round() as i64
+}
+
+/// The body font size: the size most characters are set in.
+fn body_size(pages: &[Page]) -> f64 {
+    let mut weight: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+    for line in pages.iter().flat_map(|p| &p.lines) {
+        *weight.entry(rounded(line.size)).or_default() += line.text.chars().count();
+    }
+    weight.into_iter().max_by_key(|&(size, n)| (n, -size)).map_or(12.0, |(s, _)| s as f64 / 2.0)
+}
+
+/// A heading is a short paragraph (at most two lines, 150 characters) set
+/// at least 15 % larger than the body text.
+fn is_heading(para: &[&Line], body: f64) -> bool {
+    let chars: usize = para.iter().map(|l| l.text.chars().count()).sum();
+    para.len() <= 2
+        && chars <= 150
+        && para[0].size >= 1.15 * body
+        && para.iter().any(|l| l.text.chars().any(char::is_alphabetic))
+}
+
+/// Distinct heading sizes, largest first: the largest is level 1.
+fn heading_sizes(pages: &[Page], body: f64) -> Vec<i64> {
+    let mut sizes: Vec<i64> = pages
+        .iter()
+        .flat_map(|p| paragraphs(&p.lines))
+        .filter(|para| is_heading(para, body))
+        .map(|para| rounded(para[0].size))
+        .collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    sizes.dedup();
+    sizes
+}
+
+fn heading_level(para: &[&Line], body: f64, sizes: &[i64]) -> Option<u8> {
+    if !is_heading(para, body) {
+        return None;
+    }
+    let rank = sizes.iter().position(|&s| s == rounded(para[0].size))?;
+    Some((rank + 1).min(6) as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(y: f64, size: f64, text: &str) -> Line {
+        Line { y, size, text: text.into() }
+    }
+
+    #[test]
+    fn pages_join_with_form_feed_and_blocks_carry_their_page() {
+        let pages = vec![
+            Page {
+                number: 1,
+                lines: vec![
+                    line(800.0, 18.0, "Overview"),
+                    line(770.0, 11.0, "First line of a paragraph"),
+                    line(757.0, 11.0, "and its second line."),
+                    line(730.0, 11.0, "Next paragraph."),
+                ],
+            },
+            Page { number: 2, lines: vec![] },
+            Page { number: 3, lines: vec![line(800.0, 11.0, "Last page.")] },
+        ];
+        let doc = assemble("Guide".into(), &pages);
+        assert_eq!(
+            doc.text,
+            "Overview\n\nFirst line of a paragraph\nand its second line.\n\nNext paragraph.\u{c}\u{c}Last page."
+        );
+        let got: Vec<(&str, Option<u32>, bool)> = doc
+            .blocks
+            .iter()
+            .map(|b| (doc.slice(b), b.page, matches!(b.kind, BlockKind::Heading { level: 1 })))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Overview", Some(1), true),
+                ("First line of a paragraph\nand its second line.", Some(1), false),
+                ("Next paragraph.", Some(1), false),
+                ("Last page.", Some(3), false),
+            ]
+        );
+        for b in &doc.blocks {
+            let page = doc.text.split('\u{c}').nth(b.page.unwrap() as usize - 1).unwrap();
+            assert!(page.contains(doc.slice(b)));
+        }
+    }
+
+    #[test]
+    fn garbage_and_limits_have_precise_reasons() {
+        let err = extract("x.pdf", b"%PDF-1.7\nnot really a pdf", &Limits::default()).unwrap_err();
+        assert!(err.to_string().starts_with("malformed PDF: "), "{err}");
+    }
 }

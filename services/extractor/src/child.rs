@@ -1,0 +1,213 @@
+//! The extraction child's side of the pipe, and the framing both sides use.
+//!
+//! Request on stdin: one line of JSON (`kind`, `name`, `limits`, the byte
+//! lengths of the file and of an optional sidecar), then the file's bytes,
+//! then the sidecar's. A length-prefixed header keeps binary input out of
+//! JSON (no base64 doubling of a 64 MiB PDF) and needs no extra crate.
+//! Response on stdout: one JSON object, `{"ok": Document}` or
+//! `{"err": "reason"}`. A panic is reported on stderr as one line starting
+//! with [`PANIC_MARKER`], so the parent can quote the parser's message.
+
+use ragpipe_core::{Document, Kind};
+use ragpipe_extract::{Limits, Sidecar, extract_with};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Read, Write};
+
+/// Starts the stderr line that carries a panic message to the parent.
+pub const PANIC_MARKER: &str = "ragpipe-extract panicked: ";
+
+/// The request header: everything but the bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Header {
+    pub kind: Kind,
+    pub name: String,
+    pub limits: WireLimits,
+    pub len: u64,
+    pub sidecar: Option<(String, u64)>,
+}
+
+/// [`Limits`] as they cross the pipe (the extract crate stays serde-free).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct WireLimits {
+    pub max_pages: u32,
+    pub max_rows: u64,
+    pub max_cells: u64,
+    pub max_decompressed_bytes: u64,
+    pub max_duration_secs: f64,
+}
+
+impl From<&Limits> for WireLimits {
+    fn from(l: &Limits) -> Self {
+        WireLimits {
+            max_pages: l.max_pages,
+            max_rows: l.max_rows,
+            max_cells: l.max_cells,
+            max_decompressed_bytes: l.max_decompressed_bytes,
+            max_duration_secs: l.max_duration_secs,
+        }
+    }
+}
+
+impl From<WireLimits> for Limits {
+    fn from(w: WireLimits) -> Self {
+        Limits {
+            max_pages: w.max_pages,
+            max_rows: w.max_rows,
+            max_cells: w.max_cells,
+            max_decompressed_bytes: w.max_decompressed_bytes,
+            max_duration_secs: w.max_duration_secs,
+        }
+    }
+}
+
+/// What the child answers.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Response {
+    Ok(Document),
+    Err(String),
+}
+
+/// The first line of a request; the file's bytes and then the sidecar's
+/// follow it unframed, their lengths given in the header.
+pub(crate) fn header_line(header: &Header) -> Vec<u8> {
+    let mut out = serde_json::to_vec(header).expect("a header of strings and numbers serialises");
+    out.push(b'\n');
+    out
+}
+
+/// The hidden `ragpipe __extract` command: serves one request from stdin to
+/// stdout and returns the process exit code. Call it on the main thread,
+/// before any runtime starts, so the parser gets the whole stack and the
+/// address space the parent allowed. Panics are not caught: the hook
+/// reports the message and the process dies, which is the point of a child.
+pub fn child_main() -> i32 {
+    install_panic_hook();
+    serve(std::io::stdin().lock(), std::io::stdout().lock())
+}
+
+/// Replaces the default panic report with one marked line the parent parses.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info.location().map(|l| format!(" (at {}:{})", short_path(l.file()), l.line())).unwrap_or_default();
+        eprintln!("{PANIC_MARKER}{}{at}", msg.replace('\n', " "));
+    }));
+}
+
+/// A dependency's source path from the crate's folder on (`pdf-extract-0.12.1/src/lib.rs`),
+/// not the build machine's registry path.
+fn short_path(file: &str) -> &str {
+    match file.find("/registry/src/") {
+        Some(i) => {
+            let rest = &file[i + "/registry/src/".len()..];
+            rest.split_once('/').map_or(rest, |(_, crate_path)| crate_path)
+        }
+        None => file,
+    }
+}
+
+/// Serves one request from `input`, answering on `output`; returns the exit
+/// code (0 whenever an answer, document or reason, was written).
+pub fn serve(input: impl Read, mut output: impl Write) -> i32 {
+    let response = match read_request(input) {
+        Ok((header, bytes, sidecar)) => {
+            let side = sidecar.as_ref().zip(header.sidecar.as_ref()).map(|(b, (n, _))| Sidecar { name: n, bytes: b });
+            let limits = Limits::from(header.limits);
+            match extract_with(header.kind, &header.name, &bytes, side, &limits) {
+                Ok(doc) => Response::Ok(doc),
+                Err(e) => Response::Err(e.to_string()),
+            }
+        }
+        Err(e) => {
+            eprintln!("bad extraction request: {e}");
+            return 2;
+        }
+    };
+    let written =
+        serde_json::to_writer(&mut output, &response).map_err(std::io::Error::from).and_then(|()| output.flush());
+    match written {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("writing the extraction result: {e}");
+            3
+        }
+    }
+}
+
+type Request = (Header, Vec<u8>, Option<Vec<u8>>);
+
+fn read_request(input: impl Read) -> std::io::Result<Request> {
+    let mut input = std::io::BufReader::new(input);
+    let mut line = Vec::new();
+    input.read_until(b'\n', &mut line)?;
+    let header: Header = serde_json::from_slice(&line).map_err(std::io::Error::other)?;
+    let mut bytes = Vec::new();
+    input.by_ref().take(header.len).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 != header.len {
+        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "request shorter than its header says"));
+    }
+    let sidecar = match &header.sidecar {
+        Some((_, len)) => {
+            let mut side = Vec::new();
+            input.by_ref().take(*len).read_to_end(&mut side)?;
+            Some(side)
+        }
+        None => None,
+    };
+    Ok((header, bytes, sidecar))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(kind: Kind, name: &str, len: usize, sidecar: Option<(&str, usize)>) -> Header {
+        Header {
+            kind,
+            name: name.into(),
+            limits: WireLimits::from(&Limits::default()),
+            len: len as u64,
+            sidecar: sidecar.map(|(n, l)| (n.to_string(), l as u64)),
+        }
+    }
+
+    fn encode_request(header: &Header, bytes: &[u8], sidecar: Option<&[u8]>) -> Vec<u8> {
+        [&header_line(header)[..], bytes, sidecar.unwrap_or_default()].concat()
+    }
+
+    fn answer(request: &[u8]) -> (i32, Response) {
+        let mut out = Vec::new();
+        let code = serve(request, &mut out);
+        (code, serde_json::from_slice(&out).unwrap())
+    }
+
+    #[test]
+    fn a_request_round_trips_to_a_document() {
+        let text = b"First paragraph.\n\nSecond\none.";
+        let req = encode_request(&header(Kind::Text, "notes.txt", text.len(), None), text, None);
+        let (code, resp) = answer(&req);
+        assert_eq!(code, 0);
+        let Response::Ok(doc) = resp else { panic!("{resp:?}") };
+        assert_eq!(doc, ragpipe_extract::extract(Kind::Text, "notes.txt", text).unwrap());
+    }
+
+    #[test]
+    fn sidecar_bytes_follow_the_file_and_errors_come_back_as_reasons() {
+        let vtt = b"WEBVTT\n\n00:00.000 --> 00:01.000\nhello\n";
+        let junk = b"RIFF\x04\0\0\0WAVE";
+        let req =
+            encode_request(&header(Kind::Audio, "a.wav", junk.len(), Some(("a.vtt", vtt.len()))), junk, Some(vtt));
+        let (code, resp) = answer(&req);
+        assert_eq!(code, 0);
+        let Response::Err(reason) = resp else { panic!("{resp:?}") };
+        assert!(reason.starts_with("corrupt audio: "), "{reason}");
+        let mut out = Vec::new();
+        assert_eq!(serve(&b"{\"kind\":\"text\"}\n"[..], &mut out), 2, "a broken request is not a document failure");
+    }
+}

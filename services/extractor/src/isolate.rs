@@ -1,0 +1,235 @@
+//! Running a parser on untrusted bytes without letting it take the worker
+//! down.
+//!
+//! Why a child process: measured on crafted files, `pdf-extract` overflows
+//! its stack on self-referencing objects, `calamine` aborts when an
+//! allocation fails on a decompression bomb, and `symphonia` panics on a WAV
+//! whose sample rate is 0. A panic could be caught in-process, but a stack
+//! overflow or an abort kills the whole process, an infinite loop cannot be
+//! interrupted, and an allocation of many GiB would take the machine's
+//! memory with it. A child process can be given an address-space limit
+//! (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), no core dumps, a wall clock
+//! and a cap on what it may write back; when it dies, the parent reads why
+//! (exit status, signal, the panic line on stderr) and the document ends
+//! `failed` with that reason while every other document keeps flowing.
+//!
+//! All kinds go through the child, not only PDF, spreadsheets and audio:
+//! HTML, Markdown and code parsers are also third-party code fed hostile
+//! bytes (tree-sitter is C), one code path is easier to trust than two, and
+//! the cost (one spawn of the already-cached binary per document, measured
+//! in the extractor notes) is small next to embedding the document.
+
+use crate::child::{Header, PANIC_MARKER, Response, WireLimits, header_line};
+use ragpipe_core::{Document, Kind};
+use ragpipe_extract::{Limits, Sidecar, extract_with};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+
+/// Where extraction runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Isolation {
+    /// On a blocking thread of this process: panics are caught, aborts and
+    /// stack overflows are not. For tests and trusted input only.
+    InProcess,
+    /// In a child: `program args…` must serve the request protocol of
+    /// [`crate::child`] (the CLI passes its own executable and `__extract`).
+    ChildProcess { program: PathBuf, args: Vec<String>, limits: ChildLimits },
+}
+
+/// What one extraction child may consume before it is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildLimits {
+    /// Wall-clock time; CPU time is capped at the same number of seconds.
+    pub timeout: Duration,
+    /// Address space (virtual memory), bytes.
+    pub memory_bytes: u64,
+    /// The document it may write back (JSON), bytes.
+    pub max_output_bytes: u64,
+}
+
+impl Default for ChildLimits {
+    fn default() -> Self {
+        ChildLimits { timeout: Duration::from_secs(60), memory_bytes: 2048 << 20, max_output_bytes: 256 << 20 }
+    }
+}
+
+/// Why an extraction produced no document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IsolateError {
+    /// The file is bad, or its parser died on it: the document fails.
+    Failed(String),
+    /// The child could not even be started: retry later.
+    Spawn(String),
+}
+
+/// One file to extract.
+pub struct Request<'a> {
+    pub kind: Kind,
+    pub name: &'a str,
+    pub bytes: Vec<u8>,
+    pub sidecar: Option<(String, Vec<u8>)>,
+    pub limits: Limits,
+}
+
+/// Extracts `req` where `isolation` says.
+pub async fn extract_isolated(isolation: &Isolation, req: Request<'_>) -> Result<Document, IsolateError> {
+    match isolation {
+        Isolation::InProcess => in_process(req).await,
+        Isolation::ChildProcess { program, args, limits } => in_child(program, args, limits, req).await,
+    }
+}
+
+async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
+    let (kind, name, bytes, sidecar, limits) = (req.kind, req.name.to_string(), req.bytes, req.sidecar, req.limits);
+    let joined = tokio::task::spawn_blocking(move || {
+        let side = sidecar.as_ref().map(|(n, b)| Sidecar { name: n, bytes: b });
+        extract_with(kind, &name, &bytes, side, &limits).map_err(|e| e.to_string())
+    })
+    .await;
+    match joined {
+        Ok(result) => result.map_err(IsolateError::Failed),
+        Err(e) if e.is_panic() => {
+            let payload = e.into_panic();
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(IsolateError::Failed(format!("{} extraction panicked: {msg}", kind.as_str())))
+        }
+        Err(_) => Err(IsolateError::Spawn("extraction was cancelled".into())),
+    }
+}
+
+/// How much of the child's stderr is kept to explain its death.
+const STDERR_KEEP: u64 = 64 << 10;
+
+async fn in_child(
+    program: &std::path::Path,
+    args: &[String],
+    limits: &ChildLimits,
+    req: Request<'_>,
+) -> Result<Document, IsolateError> {
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+    let (memory, cpu) = (limits.memory_bytes, limits.timeout.as_secs().max(1));
+    // SAFETY: the closure runs between fork and exec and only calls
+    // setrlimit, which is async-signal-safe; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            set_limit(libc::RLIMIT_AS, memory, memory)?;
+            // SIGXCPU at the soft limit, SIGKILL one second later.
+            set_limit(libc::RLIMIT_CPU, cpu, cpu + 1)?;
+            set_limit(libc::RLIMIT_CORE, 0, 0)
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| IsolateError::Spawn(format!("starting {}: {e}", program.display())))?;
+    let header = Header {
+        kind: req.kind,
+        name: req.name.to_string(),
+        limits: WireLimits::from(&req.limits),
+        len: req.bytes.len() as u64,
+        sidecar: req.sidecar.as_ref().map(|(n, b)| (n.clone(), b.len() as u64)),
+    };
+    let (mut stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let feed = async move {
+        let Some(pipe) = stdin.as_mut() else { return };
+        // A child that dies early closes its end; its exit status says why.
+        let _ = async {
+            pipe.write_all(&header_line(&header)).await?;
+            pipe.write_all(&req.bytes).await?;
+            if let Some((_, side)) = &req.sidecar {
+                pipe.write_all(side).await?;
+            }
+            pipe.shutdown().await
+        }
+        .await;
+    };
+    let work = async {
+        let ((), out, err, status) = tokio::join!(
+            feed,
+            read_capped(stdout, limits.max_output_bytes, false),
+            read_capped(stderr, STDERR_KEEP, true),
+            child.wait()
+        );
+        (out, err, status)
+    };
+    let Ok((out, err, status)) = tokio::time::timeout(limits.timeout, work).await else {
+        let _ = child.kill().await;
+        return Err(timed_out(limits));
+    };
+    let status = status.map_err(|e| IsolateError::Spawn(format!("waiting for the extraction child: {e}")))?;
+    let stderr = String::from_utf8_lossy(&err.bytes).into_owned();
+    if out.overflowed {
+        return Err(IsolateError::Failed(format!("extraction output exceeds {} MiB", limits.max_output_bytes >> 20)));
+    }
+    if status.success() {
+        return match serde_json::from_slice::<Response>(&out.bytes) {
+            Ok(Response::Ok(doc)) => Ok(doc),
+            Ok(Response::Err(reason)) => Err(IsolateError::Failed(reason)),
+            Err(e) => Err(IsolateError::Failed(format!("extraction produced unreadable output: {e}"))),
+        };
+    }
+    Err(IsolateError::Failed(death_reason(req.kind, status, &stderr, limits)))
+}
+
+fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit { rlim_cur: soft as libc::rlim_t, rlim_max: hard as libc::rlim_t };
+    // SAFETY: a plain syscall on a valid struct.
+    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn timed_out(limits: &ChildLimits) -> IsolateError {
+    IsolateError::Failed(format!("extraction timed out after {}s", limits.timeout.as_secs().max(1)))
+}
+
+/// Reads why a child died from its status and stderr.
+fn death_reason(kind: Kind, status: std::process::ExitStatus, stderr: &str, limits: &ChildLimits) -> String {
+    if let Some(line) = stderr.lines().find_map(|l| l.strip_prefix(PANIC_MARKER)) {
+        return format!("{} extraction panicked: {line}", kind.as_str());
+    }
+    // Rust reports a failed allocation as "memory allocation of N bytes
+    // failed" and aborts; under RLIMIT_AS that is running out of memory.
+    if stderr.contains("memory allocation of") || stderr.contains("out of memory") {
+        return format!("extraction ran out of memory (limit {} MiB)", limits.memory_bytes >> 20);
+    }
+    match status.signal() {
+        Some(libc::SIGXCPU) => return format!("extraction timed out after {}s", limits.timeout.as_secs().max(1)),
+        Some(sig) if stderr.contains("has overflowed its stack") => {
+            return format!("extraction crashed: signal {sig} (stack overflow)");
+        }
+        Some(sig) => return format!("extraction crashed: signal {sig}"),
+        None => {}
+    }
+    let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
+    format!("extraction failed: exit status {}: {last}", status.code().unwrap_or(-1))
+}
+
+/// A stream read up to a cap, and whether it had more. Past the cap stdout
+/// is closed, so a child that keeps writing dies of a broken pipe instead of
+/// running until the wall clock; stderr is drained, so it never blocks.
+struct Capped {
+    bytes: Vec<u8>,
+    overflowed: bool,
+}
+
+async fn read_capped(stream: Option<impl AsyncRead + Unpin>, cap: u64, drain: bool) -> Capped {
+    let mut out = Capped { bytes: Vec::new(), overflowed: false };
+    let Some(mut stream) = stream else { return out };
+    let _ = (&mut stream).take(cap + 1).read_to_end(&mut out.bytes).await;
+    if out.bytes.len() as u64 > cap {
+        out.overflowed = true;
+        out.bytes.truncate(cap as usize);
+        if drain {
+            let mut sink = [0u8; 8192];
+            while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+        }
+    }
+    out
+}

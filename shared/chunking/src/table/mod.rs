@@ -1,0 +1,297 @@
+//! The table chunker: spreadsheets and CSV (every sheet a table), and the
+//! tables inside HTML and Markdown. A chunk is a group of whole, consecutive
+//! rows of ONE table within the token budget, and the table's header row is
+//! repeated at the top of every chunk, so each chunk can be read (and
+//! embedded) on its own.
+//!
+//! # What a table chunk holds
+//! The header stands next to the rows of the first chunk only, so a table
+//! chunk's `content` is not one slice of the canonical text. By definition:
+//! - `content` = the header row line, `\n`, then the verbatim canonical-text
+//!   slice of the chunk's rows (their lines and the newlines between them);
+//!   for a table without a header row, just that slice;
+//! - `bytes` and `#char=FROM,TO` cover exactly that rows slice, i.e.
+//!   `content` minus its header line: they resolve to the rows, and the
+//!   header is found at the table's [`ragpipe_core::BlockKind::TableRow`]
+//!   block flagged `header`;
+//! - tables with a sheet name (spreadsheets, CSV) add
+//!   `sheet=NAME&range=C2:H2,C15:H20`: the A1 reference of the header row(s)
+//!   and of the chunk's rows, from the sheet's first to last used column
+//!   ([`ragpipe_core::Table`]) and from the first to the last row of the
+//!   chunk (empty rows inside it hold nothing and have no line). Where the
+//!   rows follow the header directly the two areas are one, `C2:H20`; a
+//!   table without a header row has the rows' area only. A multi-area
+//!   reference is what spreadsheet applications accept in Go To / Name Box;
+//! - tables inside prose have no sheet and no A1 range: their locator is
+//!   `#char` alone (with `#page` where the document is paged), since an HTML
+//!   or Markdown viewer has no notion of cell ranges;
+//! - `text` = the contextual header (`Title > Section`; for a workbook
+//!   `Title > Sheet: NAME`), a blank line, then `content`
+//!   ([`TableRows::Readable`]) or each row as `Header: value; …`
+//!   ([`TableRows::Linearised`]).
+//!
+//! # A row larger than the budget
+//! Last resort, never taken while a row fits: the row is cut between cells
+//! into pieces of consecutive cells, each preceded by the header's cells
+//! over the same columns (the whole header may itself be too wide to
+//! repeat). Such a chunk's `content` is those header cells, `\n`, those row
+//! cells; `#char` covers the row cells and the A1 range is exactly those
+//! cells of that row. A single cell still too large is cut at sentence, then
+//! word boundaries, each piece under its column's header cell.
+
+mod cells;
+
+use crate::pack::{Context, Unit, group};
+use crate::split::{Grain, units_for};
+use crate::{ChunkConfig, TableRows, TokenCounter};
+use ragpipe_core::{Block, BlockKind, Chunk, Document, Locator, Table};
+use std::ops::Range;
+
+/// A workbook is `Sheet: NAME` headings, title headings and table rows:
+/// the prose walker already opens a section at each heading and hands every
+/// run of rows to [`pack`], so one walker serves both and sections behave
+/// the same in a workbook as in a page.
+pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
+    crate::prose::chunk(doc, counter, cfg)
+}
+
+/// Whether block `i` is the first row of a run: consecutive rows of one
+/// table on one page.
+pub(crate) fn starts_run(doc: &Document, i: usize) -> bool {
+    let Some((table, ..)) = row_of(&doc.blocks[i]) else {
+        return false;
+    };
+    i == 0 || !continues(&doc.blocks[i - 1], table, doc.blocks[i].page)
+}
+
+/// Chunks the run of rows that starts at block `start` into `out`.
+pub(crate) fn pack(
+    doc: &Document,
+    start: usize,
+    ctx: &Context<'_>,
+    counter: &dyn TokenCounter,
+    cfg: &ChunkConfig,
+    out: &mut Vec<Chunk>,
+) {
+    let Some((table, ..)) = row_of(&doc.blocks[start]) else {
+        return;
+    };
+    let page = doc.blocks[start].page;
+    let run: Vec<&Block> = doc.blocks[start..].iter().take_while(|b| continues(b, table, page)).collect();
+    let heads = run.iter().take_while(|b| row_of(b).is_some_and(|r| r.2)).count();
+    // A table that is all header rows is chunked as plain rows.
+    let (header, body) = if heads < run.len() && heads > 0 {
+        (run[0].range.start..run[heads - 1].range.end, &run[heads..])
+    } else {
+        (0..0, &run[..])
+    };
+    let head_rows = (heads > 0 && heads < run.len())
+        .then(|| (row_of(run[0]).map_or(0, |r| r.1), row_of(run[heads - 1]).map_or(0, |r| r.1)));
+    let rows: Vec<Row> =
+        body.iter().filter_map(|b| row_of(b).map(|(_, number, _)| Row { range: b.range.clone(), number })).collect();
+    let mut packer = Packer {
+        doc,
+        table: doc.tables.get(table as usize).filter(|t| !t.sheet.is_empty()),
+        header: &doc.text[header],
+        head_rows,
+        ctx,
+        ctx_tokens: if ctx.header.is_empty() { 0 } else { counter.count(ctx.header) },
+        counter,
+        cfg,
+        cursor: CharCursor { text: &doc.text, byte: 0, chars: 0 },
+    };
+    let fixed = counter.special_tokens()
+        + packer.ctx_tokens
+        + match cfg.table_rows_as {
+            TableRows::Readable => counter.count(packer.header),
+            TableRows::Linearised => 0,
+        };
+    let room = cfg.budget.saturating_sub(fixed);
+    let units: Vec<Unit> = rows.iter().map(|r| Unit { range: r.range.clone(), tokens: packer.row_tokens(r) }).collect();
+    for g in group(&units, room) {
+        packer.emit(&rows[g], out);
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Row {
+    range: Range<usize>,
+    number: u32,
+}
+
+/// `(table, row, header)` of a table-row block.
+fn row_of(block: &Block) -> Option<(u32, u32, bool)> {
+    match block.kind {
+        BlockKind::TableRow { table, row, header } => Some((table, row, header)),
+        _ => None,
+    }
+}
+
+fn continues(block: &Block, table: u32, page: Option<u32>) -> bool {
+    block.page == page && row_of(block).is_some_and(|r| r.0 == table)
+}
+
+/// What every chunk of one run shares, and the char cursor its locators use.
+struct Packer<'a> {
+    doc: &'a Document,
+    /// The table when it has a sheet name, for A1 ranges.
+    table: Option<&'a Table>,
+    /// The header row line(s), repeated at the top of every chunk; may be empty.
+    header: &'a str,
+    /// The first and last spreadsheet row of the header, when there is one.
+    head_rows: Option<(u32, u32)>,
+    ctx: &'a Context<'a>,
+    ctx_tokens: usize,
+    counter: &'a dyn TokenCounter,
+    cfg: &'a ChunkConfig,
+    cursor: CharCursor<'a>,
+}
+
+impl Packer<'_> {
+    fn row_tokens(&self, row: &Row) -> usize {
+        let line = &self.doc.text[row.range.clone()];
+        match self.cfg.table_rows_as {
+            TableRows::Linearised if !self.header.is_empty() => {
+                self.counter.count(&cells::linearise(self.header, line))
+            }
+            _ => self.counter.count(line),
+        }
+    }
+
+    /// Emits whole rows as one chunk, or halves until they fit (word-piece
+    /// counts are re-measured on the real text); a single row that does not
+    /// fit is cut between cells.
+    fn emit(&mut self, rows: &[Row], out: &mut Vec<Chunk>) {
+        let (first, last) = (&rows[0], &rows[rows.len() - 1]);
+        let cols = self.table.map_or((0, 0), |t| (t.first_col, t.last_col));
+        let a1 = (cols.0, first.number, cols.1, last.number);
+        let chunk = self.build(first.range.start..last.range.end, self.header, a1, out.len());
+        if chunk.tokens as usize <= self.cfg.budget {
+            out.push(chunk);
+        } else if rows.len() > 1 {
+            let mid = rows.len() / 2;
+            self.emit(&rows[..mid], out);
+            self.emit(&rows[mid..], out);
+        } else {
+            self.split_row(first, out);
+        }
+    }
+
+    /// Cuts an oversized row into the widest runs of cells that fit, each
+    /// under the header's cells over the same columns.
+    fn split_row(&mut self, row: &Row, out: &mut Vec<Chunk>) {
+        let line = &self.doc.text[row.range.clone()];
+        let head = self.header.rsplit('\n').next().unwrap_or("");
+        let (row_cells, head_cells) = (cells::spans(line), cells::spans(head));
+        let first_col = self.table.map_or(1, |t| t.first_col);
+        let mut i = 0;
+        while i < row_cells.len() {
+            if row_cells[i].is_empty() {
+                i += 1;
+                continue;
+            }
+            let mut best = None;
+            for j in i..row_cells.len() {
+                let bytes = row.range.start + row_cells[i].start..row.range.start + row_cells[j].end;
+                let header = match head_cells.get(i) {
+                    Some(h) => &head[h.start..head_cells[j.min(head_cells.len() - 1)].end],
+                    None => "",
+                };
+                let a1 = (first_col + i as u32, row.number, first_col + j as u32, row.number);
+                let chunk = self.build(bytes, header, a1, out.len());
+                if chunk.tokens as usize > self.cfg.budget {
+                    break;
+                }
+                best = Some((j, chunk));
+            }
+            match best {
+                Some((j, chunk)) => {
+                    out.push(chunk);
+                    i = j + 1;
+                }
+                None => {
+                    let header = head_cells.get(i).map_or("", |h| &head[h.clone()]);
+                    let cell = row.range.start + row_cells[i].start..row.range.start + row_cells[i].end;
+                    let a1 = (first_col + i as u32, row.number, first_col + i as u32, row.number);
+                    self.split_cell(cell, header, a1, out);
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    /// Cuts one oversized cell at sentence, then word, boundaries.
+    fn split_cell(&mut self, cell: Range<usize>, header: &str, a1: (u32, u32, u32, u32), out: &mut Vec<Chunk>) {
+        // Room for the piece: the header cell's name may be repeated once per
+        // line in the linearised form, and a few tokens of slack cover the
+        // `:` and separators.
+        let fixed = self.counter.special_tokens() + self.ctx_tokens + self.counter.count(header) + 4;
+        let room = self.cfg.budget.saturating_sub(fixed).max(1);
+        for unit in units_for(&self.doc.text, cell, Grain::Sentences, room, self.counter) {
+            let chunk = self.build(unit.range, header, a1, out.len());
+            out.push(chunk);
+        }
+    }
+
+    /// One chunk over the rows slice `bytes`, under `header`, covering the
+    /// A1 range `a1` = (first col, first row, last col, last row).
+    fn build(&mut self, bytes: Range<usize>, header: &str, a1: (u32, u32, u32, u32), index: usize) -> Chunk {
+        let rows = &self.doc.text[bytes.clone()];
+        let content = if header.is_empty() { rows.to_string() } else { format!("{header}\n{rows}") };
+        let body = match self.cfg.table_rows_as {
+            TableRows::Linearised if !header.is_empty() => cells::linearise(header, rows),
+            _ => content.clone(),
+        };
+        let text = if self.ctx.header.is_empty() { body } else { format!("{}\n\n{body}", self.ctx.header) };
+        let tokens = self.counter.count(&text) + self.counter.special_tokens();
+        let start = self.cursor.chars_at(bytes.start);
+        let end = self.cursor.chars_at(bytes.end);
+        let sheet = self.table.map(|t| (t.sheet.clone(), self.a1_reference(a1, !header.is_empty())));
+        Chunk {
+            index: index as u32,
+            text,
+            content,
+            section: self.ctx.section.to_vec(),
+            bytes,
+            locator: Locator { chars: start..end, page: self.ctx.page, time: None, sheet, lines: None },
+            tokens: tokens as u32,
+            header_tokens: self.ctx_tokens as u32,
+        }
+    }
+}
+
+impl Packer<'_> {
+    /// The A1 reference of the rows `a1` = (first col, first row, last col,
+    /// last row), preceded by the header rows over the same columns when the
+    /// chunk repeats (part of) the header.
+    fn a1_reference(&self, a1: (u32, u32, u32, u32), with_header: bool) -> String {
+        let (c1, r1, c2, r2) = a1;
+        let (from, to) = (cells::column_letters(c1), cells::column_letters(c2));
+        match self.head_rows.filter(|_| with_header) {
+            Some((h1, h2)) if h2 + 1 == r1 => format!("{from}{h1}:{to}{r2}"),
+            Some((h1, h2)) => format!("{from}{h1}:{to}{h2},{from}{r1}:{to}{r2}"),
+            None => format!("{from}{r1}:{to}{r2}"),
+        }
+    }
+}
+
+/// Char offsets of byte offsets, counted from the last position asked for:
+/// chunks of a table come in text order, so a whole workbook is counted
+/// once instead of once per chunk.
+struct CharCursor<'t> {
+    text: &'t str,
+    byte: usize,
+    chars: usize,
+}
+
+impl CharCursor<'_> {
+    fn chars_at(&mut self, byte: usize) -> usize {
+        if byte >= self.byte {
+            self.chars += self.text[self.byte..byte].chars().count();
+        } else {
+            self.chars -= self.text[byte..self.byte].chars().count();
+        }
+        self.byte = byte;
+        self.chars
+    }
+}

@@ -1,0 +1,87 @@
+//! The PDF extractor on real files made by LibreOffice, qpdf and Ghostscript
+//! (`fixtures/pdf/make.sh`): pages, furniture, headings, and a precise reason
+//! for every kind of bad file.
+
+use ragpipe_core::{BlockKind, Document, Kind};
+use ragpipe_extract::{Limits, detect, extract, extract_with};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pdf").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn handbook() -> Document {
+    let bytes = fixture("handbook.pdf");
+    assert_eq!(detect("handbook.pdf", &bytes), Ok(Kind::Pdf));
+    extract(Kind::Pdf, "handbook.pdf", &bytes).unwrap()
+}
+
+/// What each page of handbook.fodt says, in part.
+const PAGES: [&[&str]; 3] = [
+    &["Arrival and Safety", "signs the station logbook", "The defibrillator hangs"],
+    &["Equipment Loans", "Binoculars, spotting scopes", "never an accident."],
+    &["Recording Sightings", "shared spreadsheet", "on the first Monday."],
+];
+
+#[test]
+fn pages_are_form_feed_separated_and_blocks_know_their_page() {
+    let doc = handbook();
+    assert_eq!(doc.title, "Field Station Handbook", "the title comes from the PDF's Info dictionary");
+    let pages: Vec<&str> = doc.text.split('\u{c}').collect();
+    assert_eq!(pages.len(), 3);
+    for (i, says) in PAGES.iter().enumerate() {
+        for s in *says {
+            assert!(pages[i].contains(s), "page {} holds {s:?}: {:?}", i + 1, pages[i]);
+        }
+    }
+    // Each block lies inside the `\f`-separated part of its own page.
+    let mut page_start = vec![0];
+    page_start.extend(doc.text.match_indices('\u{c}').map(|(i, _)| i + 1));
+    for b in &doc.blocks {
+        let n = b.page.expect("every PDF block has a page") as usize;
+        let end = page_start.get(n).map_or(doc.text.len(), |s| s - 1);
+        assert!(page_start[n - 1] <= b.range.start && b.range.end <= end, "{:?} on page {n}", doc.slice(b));
+    }
+    let headings: Vec<(&str, u32)> = doc
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.kind, BlockKind::Heading { level: 1 }))
+        .map(|b| (doc.slice(b), b.page.unwrap()))
+        .collect();
+    assert_eq!(headings, [("Arrival and Safety", 1), ("Equipment Loans", 2), ("Recording Sightings", 3)]);
+}
+
+#[test]
+fn paragraphs_are_whole_and_furniture_is_gone() {
+    let doc = handbook();
+    assert!(!doc.text.contains("Northwind Field Station"), "running header removed: {}", doc.text);
+    assert!(!doc.text.contains("Page 1 of 3") && !doc.text.contains("of 3"), "footer removed");
+    let paragraphs: Vec<&str> =
+        doc.blocks.iter().filter(|b| b.kind == BlockKind::Paragraph).map(|b| doc.slice(b)).collect();
+    assert_eq!(paragraphs.len(), 7, "{paragraphs:#?}");
+    assert!(paragraphs[1].starts_with("Before walking") && paragraphs[1].ends_with("raised on the\nboathouse."));
+    assert!(paragraphs.iter().all(|p| !p.contains("\n\n")));
+}
+
+#[test]
+fn an_owner_password_alone_does_not_stop_reading() {
+    let doc = extract(Kind::Pdf, "owner-only.pdf", &fixture("owner-only.pdf")).unwrap();
+    assert_eq!(doc.text, handbook().text);
+}
+
+#[test]
+fn bad_files_fail_with_precise_reasons() {
+    let reason = |name: &str| {
+        let bytes = fixture(name);
+        detect(name, &bytes).and_then(|kind| extract(kind, name, &bytes)).unwrap_err().to_string()
+    };
+    assert_eq!(reason("encrypted.pdf"), "encrypted PDF");
+    assert_eq!(reason("scanned.pdf"), "no text layer (OCR not configured)");
+    assert_eq!(reason("empty.pdf"), "empty file");
+    assert_eq!(reason("html.pdf"), "content does not match extension: .pdf file holds text/html, not pdf");
+    assert_eq!(reason("truncated.pdf"), "malformed PDF: failed parsing cross reference table: invalid start value");
+    let limits = Limits { max_pages: 2, ..Limits::default() };
+    let err = extract_with(Kind::Pdf, "handbook.pdf", &fixture("handbook.pdf"), None, &limits).unwrap_err();
+    assert_eq!(err.to_string(), "limit exceeded: 3 pages exceeds max_pages 2");
+}
