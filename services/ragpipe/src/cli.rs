@@ -39,9 +39,25 @@ pub enum Command {
     Chunks(ChunksArgs),
     /// Score retrieval against a golden set, or compare two runs (--compare A B).
     Eval(EvalArgs),
+    /// A file's canonical text as the extractors make it (what `#char` counts
+    /// in), without indexing it; `--json` prints the whole document.
+    Text(TextArgs),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Internal: extract one document read from stdin, in a resource-limited
+    /// child process started by the extractor stage.
+    #[command(name = "__extract", hide = true)]
+    Extract,
+}
+
+#[derive(Debug, Args)]
+pub struct TextArgs {
+    /// The file; an audio file's `.vtt`/`.srt` sidecar beside it is used.
+    pub file: PathBuf,
+    /// Print the document (title, kind, text, blocks, tables) as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -91,6 +107,16 @@ pub enum BenchCommand {
     Embed(BenchEmbedArgs),
     /// End-to-end embedded ingest of a folder: documents/s, chunks/s, time by stage, peak RSS.
     Ingest(BenchIngestArgs),
+    /// Extraction and chunking alone on files: pages/s, rows/s, MB/s, peak RSS.
+    Extract(BenchExtractArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchExtractArgs {
+    /// Files to extract, one after another in this process (run one file per
+    /// invocation for a peak RSS that belongs to that file alone).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -21,6 +21,19 @@ pub fn load_embedder(config: &Config) -> anyhow::Result<Arc<OnnxEmbedder>> {
     Ok(Arc::new(OnnxEmbedder::load(&files, config.model.threads, config.model.batch_size)?))
 }
 
+/// The chunker settings of `[chunking]`.
+pub fn chunk_config(config: &Config) -> ragpipe_chunking::ChunkConfig {
+    let c = &config.chunking;
+    ragpipe_chunking::ChunkConfig {
+        budget: c.budget,
+        contextual_header: c.contextual_header,
+        table_rows_as: match c.table_rows {
+            ragpipe_config::TableRows::Readable => ragpipe_chunking::TableRows::Readable,
+            ragpipe_config::TableRows::Linearised => ragpipe_chunking::TableRows::Linearised,
+        },
+    }
+}
+
 pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>> {
     let files = model_files(config, variant(config))?;
     Ok(Arc::new(WordPieceTokenizer::from_file(&files.tokenizer, 256)?))

@@ -5,12 +5,11 @@
 use crate::cli::IngestArgs;
 use crate::embedded;
 use indicatif::{ProgressBar, ProgressStyle};
-use ragpipe_chunking::ChunkConfig;
 use ragpipe_config::Config;
 use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
 use ragpipe_core::DocStatus;
 use ragpipe_embedder::EmbedStage;
-use ragpipe_extractor::{Extractor, ExtractorConfig};
+use ragpipe_extractor::{ChildLimits, Extractor, ExtractorConfig, Isolation, SIDECAR_EXTENSIONS};
 use ragpipe_queue::{MemoryQueue, Topic};
 use ragpipe_source::FolderSource;
 use ragpipe_state::StateStore;
@@ -46,7 +45,8 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&config).await?;
     let spec = embedded::collection(embedder.as_ref());
     let vectors = embedded::open_vectors(&config, &spec)?;
-    let source = Arc::new(FolderSource::new(&args.folder)?);
+    // Transcript sidecars are read with their audio, not indexed on their own.
+    let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
     let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity));
     let chunks_before = total_chunks(state.as_ref()).await?;
 
@@ -58,10 +58,9 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
         config: ExtractorConfig {
             max_bytes: config.limits.max_file_bytes,
             batch_size: config.workers.embed_batch,
-            chunking: ChunkConfig {
-                budget: config.chunking.budget,
-                contextual_header: config.chunking.contextual_header,
-            },
+            chunking: embedded::chunk_config(&config),
+            limits: extract_limits(&config),
+            isolation: isolation(&config)?,
         },
     });
     let stage = Arc::new(EmbedStage {
@@ -103,6 +102,32 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     let summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
     print_summary(&summary, args.json)?;
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// What one document may cost to extract, from `[limits]`.
+pub(crate) fn extract_limits(config: &Config) -> ragpipe_extract::Limits {
+    let l = &config.limits;
+    ragpipe_extract::Limits {
+        max_pages: l.max_pages,
+        max_rows: l.max_rows,
+        max_cells: l.max_cells,
+        max_decompressed_bytes: l.max_decompressed_bytes,
+        max_duration_secs: l.max_duration_secs,
+    }
+}
+
+/// Parsers run in a child: this very executable, `ragpipe __extract`.
+fn isolation(config: &Config) -> anyhow::Result<Isolation> {
+    let l = &config.limits;
+    Ok(Isolation::ChildProcess {
+        program: std::env::current_exe()?,
+        args: vec!["__extract".into()],
+        limits: ChildLimits {
+            timeout: Duration::from_secs(l.extract_timeout_secs),
+            memory_bytes: l.extract_memory_mib << 20,
+            max_output_bytes: l.extract_output_mib << 20,
+        },
+    })
 }
 
 async fn total_chunks(state: &dyn StateStore) -> anyhow::Result<i64> {

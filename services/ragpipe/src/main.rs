@@ -10,12 +10,12 @@ mod eval;
 mod ingest;
 mod search;
 mod status;
+mod text;
 
 use clap::Parser;
 use cli::{BenchCommand, Cli, Command};
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     // Behave like a Unix tool when piped into `head`: exit quietly on a
     // closed stdout instead of panicking in `println!`.
     // SAFETY: called first thing in main, before any other thread exists.
@@ -23,6 +23,21 @@ async fn main() -> std::process::ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    if let Command::Extract = cli.command {
+        // The extraction child: main thread, no runtime, no threads, so the
+        // parser gets the whole stack and address space its limits allow.
+        return std::process::ExitCode::from(ragpipe_extractor::child_main() as u8);
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(run(cli)),
+        Err(e) => {
+            eprintln!("error: starting the async runtime: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("RAGPIPE_LOG")
@@ -37,9 +52,12 @@ async fn main() -> std::process::ExitCode {
             Command::Search(args) => search::run(config, args).await,
             Command::Status(args) => status::run(config, args).await,
             Command::Chunks(args) => chunks::run(config, args).await,
+            Command::Text(args) => text::run(config, args),
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,
+            Command::Bench(BenchCommand::Extract(args)) => bench::extract(config, args),
+            Command::Extract => unreachable!("served before the runtime starts"),
         }
     }
     .await;

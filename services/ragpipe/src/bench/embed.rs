@@ -5,7 +5,7 @@
 use crate::cli::BenchEmbedArgs;
 use crate::embedded;
 use anyhow::Context;
-use ragpipe_chunking::{ChunkConfig, chunk_document};
+use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
 use ragpipe_embed::{Embedder, ModelVariant, OnnxEmbedder};
 use std::process::ExitCode;
@@ -82,7 +82,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
 
 fn sample_chunks(config: &Config, args: &BenchEmbedArgs) -> anyhow::Result<Vec<String>> {
     let tokenizer = embedded::load_tokenizer(config)?;
-    let cfg = ChunkConfig { budget: config.chunking.budget, contextual_header: config.chunking.contextual_header };
+    let cfg = embedded::chunk_config(config);
     let mut texts = Vec::new();
     for entry in walkdir::WalkDir::new(&args.folder).sort_by_file_name() {
         let entry = entry.with_context(|| format!("reading {}", args.folder.display()))?;

@@ -4,7 +4,7 @@
 
 use crate::cli::{BenchIngestArgs, IngestArgs};
 use crate::embedded;
-use ragpipe_chunking::{ChunkConfig, chunk_document};
+use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
 use ragpipe_core::{Chunk, PIPELINE_VERSION, point_id};
 use ragpipe_embed::Embedder;
@@ -51,7 +51,7 @@ async fn stages(
 ) -> anyhow::Result<Vec<(&'static str, Duration)>> {
     let tokenizer = embedded::load_tokenizer(config)?;
     let embedder = embedded::load_embedder(config)?;
-    let cfg = ChunkConfig { budget: config.chunking.budget, contextual_header: config.chunking.contextual_header };
+    let cfg = embedded::chunk_config(config);
     let (mut extract, mut chunk) = (Duration::ZERO, Duration::ZERO);
     let mut all: Vec<(String, Chunk)> = Vec::new();
     for entry in walkdir::WalkDir::new(&args.folder).sort_by_file_name() {

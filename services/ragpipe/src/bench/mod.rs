@@ -1,9 +1,11 @@
 //! `ragpipe bench`: speed figures, printed, never asserted.
 
 mod embed;
+mod extract;
 mod ingest;
 
 pub use embed::embed;
+pub use extract::extract;
 pub use ingest::ingest;
 
 /// Peak resident set size of this process so far, in MiB (Linux `VmHWM`).

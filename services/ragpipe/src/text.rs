@@ -1,0 +1,33 @@
+//! `ragpipe text <file>`: the canonical text of one file as the extractors
+//! make it, for checking what a document's `#char` offsets count in (and for
+//! `eval/check_golden.py`, which checks needles against it). Runs the
+//! extractor in this process with the configured limits.
+
+use crate::cli::TextArgs;
+use anyhow::Context;
+use ragpipe_config::Config;
+use ragpipe_extract::Sidecar;
+use ragpipe_extractor::SIDECAR_EXTENSIONS;
+use std::process::ExitCode;
+
+pub fn run(config: Config, args: TextArgs) -> anyhow::Result<ExitCode> {
+    let path = &args.file;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let kind = ragpipe_extract::detect(&name, &bytes)?;
+    let sidecar = SIDECAR_EXTENSIONS.iter().find_map(|ext| {
+        let side = path.with_extension(ext);
+        let bytes = std::fs::read(&side).ok()?;
+        Some((side.file_name()?.to_string_lossy().to_string(), bytes))
+    });
+    let sidecar = sidecar.as_ref().map(|(name, bytes)| Sidecar { name, bytes });
+    let limits = crate::ingest::extract_limits(&config);
+    let doc = ragpipe_extract::extract_with(kind, &name, &bytes, sidecar, &limits)
+        .with_context(|| format!("extracting {name}"))?;
+    if args.json {
+        println!("{}", serde_json::to_string(&doc)?);
+    } else {
+        println!("{}", doc.text);
+    }
+    Ok(ExitCode::SUCCESS)
+}

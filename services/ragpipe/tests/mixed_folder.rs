@@ -1,0 +1,397 @@
+//! End to end: `ragpipe ingest` on a folder mixing good PDFs, recordings
+//! (with transcript sidecars), workbooks, CSV and source code with broken
+//! and hostile files. The good ones are indexed with locators that resolve
+//! (`#page` is the page the content came from, `#t` spans exactly the
+//! chunk's cues, the A1 range names the header and exactly the chunk's rows,
+//! `#L` lines hold the chunk's code); every bad one fails with a precise
+//! reason; files crafted to make a parser overflow its stack, panic, exhaust
+//! memory or spin kill only their extraction child.
+
+use ragpipe_core::{BlockKind, Document, Kind, Locator};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures(kind: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures").join(kind)
+}
+
+/// Copies the committed fixtures (not their sources and scripts) into `to`.
+fn copy_fixtures(kind: &str, to: &Path) {
+    for entry in std::fs::read_dir(fixtures(kind)).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name != "make.sh" && !name.ends_with(".fodt") && name != "SOURCES.md" {
+            std::fs::copy(&path, to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// A hand-built PDF page, for files no real tool would write.
+#[derive(Default)]
+struct Page<'a> {
+    /// The content stream, zlib-compressed when `compressed`.
+    content: &'a [u8],
+    compressed: bool,
+    /// The page's /Parent (default: the page tree, `2 0 R`).
+    parent: Option<&'a str>,
+    /// Spliced into the page dictionary.
+    extra: &'a str,
+    /// The content of a form XObject named `/Fm0` in the page resources.
+    form: Option<&'a [u8]>,
+}
+
+/// A one-page PDF with a correct xref table.
+fn one_page_pdf(page: Page<'_>) -> Vec<u8> {
+    let stream = |dict: &str, data: &[u8]| {
+        let head = format!("<< {dict} /Length {} >>\nstream\n", data.len());
+        [head.as_bytes(), data, b"\nendstream"].concat()
+    };
+    let filter = if page.compressed { "/Filter /FlateDecode" } else { "" };
+    let xobject = if page.form.is_some() { " /XObject << /Fm0 6 0 R >>" } else { "" };
+    let mut objects: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        format!(
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >>{xobject} >> >>"
+        )
+        .into_bytes(),
+        format!("<< /Type /Page /Parent {} /Contents 4 0 R{} >>", page.parent.unwrap_or("2 0 R"), page.extra)
+            .into_bytes(),
+        stream(filter, page.content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
+    ];
+    if let Some(form) = page.form {
+        objects.push(stream("/Type /XObject /Subtype /Form /BBox [0 0 10 10]", form));
+    }
+    let mut pdf = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        pdf.extend_from_slice(body);
+        pdf.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    let trailer = format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1);
+    pdf.extend_from_slice(trailer.as_bytes());
+    pdf
+}
+
+/// zlib-compresses `chunk` repeated `times` times, without holding the whole.
+fn deflated(chunk: &[u8], times: usize) -> Vec<u8> {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    for _ in 0..times {
+        z.write_all(chunk).unwrap();
+    }
+    z.finish().unwrap()
+}
+
+struct Run {
+    folder: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Run {
+    fn new(config: &str) -> Self {
+        let run = Run { folder: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+        std::fs::write(run.data.path().join("ragpipe.toml"), config).unwrap();
+        run
+    }
+
+    fn put(&self, name: &str, bytes: &[u8]) {
+        std::fs::write(self.folder.path().join(name), bytes).unwrap();
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, Value) {
+        let out = Command::new(env!("CARGO_BIN_EXE_ragpipe"))
+            .arg("--data-dir")
+            .arg(self.data.path())
+            .arg("--config")
+            .arg(self.data.path().join("ragpipe.toml"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!("{args:?}: {e}\nstdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
+        });
+        (out.status.code().unwrap_or(-1), json)
+    }
+
+    fn ingest(&self) -> (i32, Value) {
+        self.run(&["ingest", self.folder.path().to_str().unwrap(), "--json"])
+    }
+
+    fn chunks(&self, name: &str) -> Vec<Value> {
+        let (code, json) = self.run(&["chunks", self.folder.path().join(name).to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{name}: {json}");
+        json.as_array().unwrap().clone()
+    }
+
+    /// The document as the extractor makes it (good files only: in-process).
+    fn document(&self, name: &str) -> Document {
+        let bytes = std::fs::read(self.folder.path().join(name)).unwrap();
+        let kind = ragpipe_extract::detect(name, &bytes).unwrap();
+        let stem = name.rsplit_once('.').unwrap().0;
+        let sidecar = ["vtt", "srt"].iter().find_map(|ext| {
+            let side = format!("{stem}.{ext}");
+            std::fs::read(self.folder.path().join(&side)).ok().map(|b| (side, b))
+        });
+        let side = sidecar
+            .as_ref()
+            .filter(|_| kind == Kind::Audio)
+            .map(|(n, b)| ragpipe_extract::Sidecar { name: n, bytes: b });
+        ragpipe_extract::extract_with(kind, name, &bytes, side, &ragpipe_extract::Limits::default()).unwrap()
+    }
+}
+
+fn reasons(summary: &Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = summary["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let doc = f["document"].as_str().unwrap();
+            (doc.rsplit('/').next().unwrap().to_string(), f["reason"].as_str().unwrap().to_string())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
+    let run = Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n");
+    for kind in ["pdf", "audio", "sheets", "code"] {
+        copy_fixtures(kind, run.folder.path());
+    }
+    // A form XObject that draws itself: pdf-extract recurses until the
+    // stack overflows, which aborts the process.
+    run.put("recursive.pdf", &one_page_pdf(Page { content: b"/Fm0 Do", form: Some(b"/Fm0 Do"), ..Page::default() }));
+    // `Tj` with a number operand: pdf-extract panics.
+    run.put("panic.pdf", &one_page_pdf(Page { content: b"BT /F1 12 Tf 72 700 Td 5 Tj ET", ..Page::default() }));
+    // 1.5 GiB of spaces in ~1.5 MB: lopdf inflates it whole; 512 MiB allowed.
+    let bomb = deflated(&[b' '; 1 << 20], 1536);
+    run.put("bomb.pdf", &one_page_pdf(Page { content: &bomb, compressed: true, ..Page::default() }));
+    // Nesting 100k deep in the page dictionary: lopdf 0.42 refuses objects
+    // nested over 100 deep, so the page is unreadable but nothing crashes.
+    let deep = format!(" /Deep {}{}", "[".repeat(100_000), "]".repeat(100_000));
+    run.put("nested.pdf", &one_page_pdf(Page { content: b"BT /F1 12 Tf (x) Tj ET", extra: &deep, ..Page::default() }));
+
+    let (code, summary) = run.ingest();
+    assert_eq!(code, 1, "a run with failures exits 1: {summary}");
+    let good = [
+        "handbook.pdf",
+        "owner-only.pdf",
+        "intro.wav",
+        "intro-flac.flac",
+        "intro-ogg.ogg",
+        "intro-mp3.mp3",
+        "intro-m4a.m4a",
+    ];
+    let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
+    let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
+    let code: Vec<String> = std::fs::read_dir(fixtures("code"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n != "SOURCES.md")
+        .collect();
+    assert_eq!(code.len(), 10, "{code:?}");
+    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len();
+    assert_eq!(summary["indexed"], indexed, "{summary}");
+    let expected: Vec<(&str, &str)> = vec![
+        ("bomb.pdf", "extraction ran out of memory (limit 512 MiB)"),
+        ("bomb.xlsx", "limit exceeded: workbook inflates to 67267093 bytes, more than 16777216 (max_decompressed_bytes)"),
+        (
+            "book-sheetjs.xlsb",
+            "malformed spreadsheet: xlsb sheet uses compact cell records that cannot be read; save it as xlsx",
+        ),
+        ("book.fods", "unsupported type: text/xml"),
+        ("corrupt-header.wav", "corrupt audio: malformed stream: wav: malformed fmt chunk"),
+        ("empty.pdf", "empty file"),
+        ("empty.xlsx", "empty file"),
+        ("encrypted.pdf", "encrypted PDF"),
+        ("encrypted.xlsx", "encrypted spreadsheet"),
+        ("html.pdf", "content does not match extension: .pdf file holds text/html, not pdf"),
+        ("junk.xlsx", "malformed spreadsheet: zip archive holds no workbook"),
+        ("nested.pdf", "malformed PDF: no pages"),
+        (
+            "panic.pdf",
+            "pdf extraction panicked: unexpected Tj operand Operation { operator: \"Tj\", operands: [5] } \
+             (at pdf-extract-0.12.1/src/lib.rs:1694)",
+        ),
+        (
+            "rate0.wav",
+            "audio extraction panicked: TimeBase cannot have 0 numerator or denominator (at symphonia-core-0.5.5/src/units.rs:150)",
+        ),
+        ("recursive.pdf", "extraction crashed: signal 6 (stack overflow)"),
+        ("scanned.pdf", "no text layer (OCR not configured)"),
+        ("silent-talk.wav", "no transcript: speech recognition not configured"),
+        ("truncated.mp3", "corrupt audio: truncated: 4.2s of 10.5s decodable"),
+        ("truncated.pdf", "malformed PDF: failed parsing cross reference table: invalid start value"),
+        ("truncated.xlsx", "malformed spreadsheet: invalid zip archive (truncated or corrupt)"),
+    ];
+    let got = reasons(&summary);
+    assert_eq!(got.iter().map(|(d, r)| (d.as_str(), r.as_str())).collect::<Vec<_>>(), expected, "{summary}");
+    assert_eq!(summary["sync"]["new"], indexed + expected.len(), "sidecars are not documents");
+
+    check_pdf_chunks(&run, "handbook.pdf");
+    for audio in &good[2..] {
+        check_audio_chunks(&run, audio);
+    }
+    for sheet in sheets.iter().chain(&more_sheets) {
+        check_table_chunks(&run, sheet);
+    }
+    for file in &code {
+        check_code_chunks(&run, file);
+    }
+}
+
+/// Every chunk repeats its table's header on top of whole rows, and its A1
+/// reference names the header row and exactly those rows.
+fn check_table_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let chunks = run.chunks(name);
+    assert!(!chunks.is_empty(), "{name}");
+    let mut rows_seen = 0;
+    for c in &chunks {
+        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+        let content = c["content"].as_str().unwrap();
+        let rows = loc.resolve(&doc.text).expect("#char resolves");
+        let rows_start = doc.text.char_indices().nth(loc.chars.start).map_or(doc.text.len(), |(b, _)| b);
+        let rows_end = rows_start + rows.len();
+        let blocks: Vec<(u32, u32, bool)> = doc
+            .blocks
+            .iter()
+            .filter(|b| rows_start <= b.range.start && b.range.end <= rows_end)
+            .map(|b| match b.kind {
+                BlockKind::TableRow { table, row, header } => (table, row, header),
+                _ => panic!("{name}: a table chunk holds only rows"),
+            })
+            .collect();
+        let table = blocks[0].0;
+        let header: Vec<(u32, &str)> = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match b.kind {
+                BlockKind::TableRow { table: t, row, header: true } if t == table => Some((row, doc.slice(b))),
+                _ => None,
+            })
+            .collect();
+        let info = &doc.tables[table as usize];
+        let (sheet, range) = loc.sheet.clone().expect("sheet and range on every table chunk");
+        assert_eq!(sheet, info.sheet);
+        let (c1, c2) = (column(info.first_col), column(info.last_col));
+        let (r1, r2) = (blocks[0].1, blocks[blocks.len() - 1].1);
+        match header.as_slice() {
+            [] => {
+                assert_eq!(content, rows, "{name}: no header, rows only");
+                assert_eq!(range, format!("{c1}{r1}:{c2}{r2}"));
+            }
+            [(h, line)] => {
+                assert_eq!(content, format!("{line}\n{rows}"), "{name}: the header is repeated");
+                let want = if h + 1 == r1 {
+                    format!("{c1}{h}:{c2}{r2}")
+                } else {
+                    format!("{c1}{h}:{c2}{h},{c1}{r1}:{c2}{r2}")
+                };
+                assert_eq!(range, want, "{name}");
+            }
+            more => panic!("{name}: unexpected header rows {more:?}"),
+        }
+        assert!(blocks.iter().all(|b| b.0 == table && !b.2), "{name}: data rows of one table");
+        rows_seen += blocks.len();
+    }
+    let data_rows = doc.blocks.iter().filter(|b| matches!(b.kind, BlockKind::TableRow { header: false, .. })).count();
+    assert_eq!(rows_seen, data_rows, "{name}: every data row in exactly one chunk");
+}
+
+/// Every chunk's `#L` lines hold exactly its code, cut only at line ends.
+fn check_code_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let chunks = run.chunks(name);
+    assert!(!chunks.is_empty(), "{name}");
+    let lines: Vec<&str> = doc.text.split('\n').collect();
+    for c in &chunks {
+        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+        let content = c["content"].as_str().unwrap();
+        assert_eq!(loc.resolve(&doc.text), Some(content), "{name}: #char slices to content");
+        let (from, to) = loc.lines.expect("#L on every code chunk");
+        assert_eq!(lines[from as usize - 1..to as usize].join("\n"), content, "{name}: {loc}");
+    }
+}
+
+/// The A1 letters of a 1-based column (up to ZZ, enough for the fixtures).
+fn column(col: u32) -> String {
+    let letter = |n: u32| char::from(b'A' + n as u8);
+    if col <= 26 { letter(col - 1).to_string() } else { format!("{}{}", letter((col - 1) / 26 - 1), letter((col - 1) % 26)) }
+}
+
+/// Every chunk cites the page its content is on, never crosses a page, and
+/// carries no running header or footer.
+fn check_pdf_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let pages: Vec<&str> = doc.text.split('\u{c}').collect();
+    let chunks = run.chunks(name);
+    assert!(chunks.len() >= 3, "{name}: one chunk per page at least");
+    for c in &chunks {
+        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+        let content = c["content"].as_str().unwrap();
+        assert_eq!(loc.resolve(&doc.text), Some(content), "#char slices to content");
+        assert!(!content.contains('\u{c}'), "a chunk never crosses a page");
+        let page = loc.page.expect("#page on every PDF chunk") as usize;
+        let before = doc.text.chars().take(loc.chars.start).filter(|&c| c == '\u{c}').count();
+        assert_eq!(before + 1, page, "{content:?} is on page {}", before + 1);
+        assert!(pages[page - 1].contains(content));
+        assert!(!content.contains("Northwind Field Station") && !content.contains("of 3"));
+        assert!(c["text"].as_str().unwrap().starts_with("Field Station Handbook > "), "{c}");
+    }
+}
+
+/// Every chunk's `#t` runs from its first cue's start to its last cue's end.
+fn check_audio_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let chunks = run.chunks(name);
+    assert!(!chunks.is_empty(), "{name}");
+    let mut covered = 0;
+    for c in &chunks {
+        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+        let content = c["content"].as_str().unwrap();
+        let bytes = doc.text.find(content).unwrap();
+        assert_eq!(loc.resolve(&doc.text), Some(content), "{name}: #char slices to content");
+        let cues: Vec<(f64, f64)> = doc
+            .blocks
+            .iter()
+            .filter(|b| b.range.start < bytes + content.len() && bytes < b.range.end)
+            .map(|b| match b.kind {
+                BlockKind::Cue { start, end } => (start, end),
+                _ => panic!("{name}: not a cue"),
+            })
+            .collect();
+        let (start, end) = loc.time.expect("#t on every audio chunk");
+        assert!((start - cues[0].0).abs() < 0.006 && (end - cues[cues.len() - 1].1).abs() < 0.006, "{name}: {loc}");
+        covered += cues.len();
+    }
+    assert_eq!(covered, doc.blocks.len(), "{name}: every cue in exactly one chunk");
+}
+
+#[test]
+fn a_spinning_extraction_is_stopped_at_the_time_limit() {
+    let run = Run::new("[limits]\nextract_timeout_secs = 1\n");
+    // A page that is its own parent: pdf-extract looks up the parent chain
+    // for inherited resources forever (a loop, no stack growth).
+    let spin = Page { content: b"BT /F1 12 Tf (x) Tj ET", parent: Some("3 0 R"), ..Page::default() };
+    run.put("spin.pdf", &one_page_pdf(spin));
+    std::fs::copy(fixtures("pdf").join("handbook.pdf"), run.folder.path().join("handbook.pdf")).unwrap();
+    let started = std::time::Instant::now();
+    let (code, summary) = run.ingest();
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["indexed"], 1, "the other document is indexed: {summary}");
+    assert_eq!(reasons(&summary), [("spin.pdf".to_string(), "extraction timed out after 1s".to_string())]);
+    assert!(started.elapsed().as_secs() < 60);
+}
