@@ -7,7 +7,11 @@
 #   RUST_DOC   docs shipped with the Rust 1.95.0 toolchain (rust-docs component)
 #   CRATES     the crates.io registry source cache of cargo
 #   PYENV_ROOT a pyenv checkout (its README.md)
-# plus Debian packages dpkg-dev, man-db and base-files (/usr/share/...).
+# plus Debian packages dpkg-dev, man-db, base-files, shared-mime-info and
+# python3.11 (/usr/share/..., /usr/lib/python3.11), the PyPI package
+# vega_datasets 0.9.0 (airports.csv, burtin.json; the workbook is written from
+# burtin.json by openpyxl 3.1.5) and the espeak-ng recording made by
+# shared/extract/tests/fixtures/audio/make.sh (with its WebVTT sidecar).
 #
 # corpus/SOURCES.md (origins and licenses) is kept by hand; update it when the
 # list changes. After refreshing, run `python3 eval/check_golden.py`: the golden
@@ -38,6 +42,10 @@ files=(
   "dpkg-triggers.txt                              /usr/share/doc/dpkg/spec/triggers.txt"
   "man-db-FAQ.txt                                 /usr/share/doc/man-db/FAQ"
   "apache-license-2.0.txt                         /usr/share/common-licenses/Apache-2.0"
+  "shared-mime-info-spec.pdf                      /usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
+  "heapq.py                                       /usr/lib/python3.11/heapq.py"
+  "northwind-welcome.wav                          $here/../shared/extract/tests/fixtures/audio/intro.wav"
+  "northwind-welcome.vtt                          $here/../shared/extract/tests/fixtures/audio/intro.vtt"
 )
 
 mkdir -p "$out"
@@ -47,3 +55,26 @@ for line in "${files[@]}"; do
   install -m 0644 "$src" "$out/$name"
   echo "$name <- $src"
 done
+
+# Tables from a pinned PyPI dataset package, in a throwaway venv.
+venv=$(mktemp -d)
+trap 'rm -rf "$venv"' EXIT
+python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet vega_datasets==0.9.0 openpyxl==3.1.5
+data=$("$venv/bin/python" -c 'import vega_datasets, os; print(os.path.join(os.path.dirname(vega_datasets.__file__), "_data"))')
+install -m 0644 "$data/airports.csv" "$out/us-airports.csv"
+echo "us-airports.csv <- vega_datasets 0.9.0 airports.csv"
+"$venv/bin/python" - "$data/burtin.json" "$out/burtin-antibiotics.xlsx" <<'PY'
+import json, sys, openpyxl
+rows = json.load(open(sys.argv[1]))
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = "Burtin 1951"
+ws.append(["Minimum inhibitory concentration of three antibiotics (Will Burtin, 1951)"])
+cols = ["Bacteria", "Penicillin", "Streptomycin", "Neomycin", "Gram_Staining", "Genus"]
+ws.append(cols)
+for r in rows:
+    ws.append([r[c] for c in cols])
+wb.save(sys.argv[2])
+PY
+echo "burtin-antibiotics.xlsx <- vega_datasets 0.9.0 burtin.json via openpyxl"

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Checks eval/golden.jsonl and eval/ood.jsonl against eval/corpus/.
 
-Stdlib only. For every corpus file the visible text is extracted roughly the
-way the ragpipe extractors see it, whitespace is collapsed and the text is
-case-folded. Then every golden line must be well-formed, and each of its
+Stdlib only. For HTML, Markdown and text files the visible text is extracted
+roughly the way the ragpipe extractors see it; every other kind (PDF,
+workbooks, CSV, code, audio with its transcript sidecar) is read through
+`ragpipe text --json` (the binary at $RAGPIPE_BIN, default
+${CARGO_TARGET_DIR:-target}/debug/ragpipe), so it must be built first.
+Whitespace is collapsed and the text is case-folded. Then every golden line must be well-formed, and each of its
 needles must be body text (not a heading) of the named document, occur
 exactly once in the whole corpus, and sit close to its sibling needle so one
 chunk can hold both.
@@ -16,7 +19,9 @@ Exits 1 on any violation.
 
 import html
 import json
+import os
 import re
+import subprocess
 import sys
 from collections import Counter, defaultdict
 from html.parser import HTMLParser
@@ -28,6 +33,7 @@ GOLDEN = EVAL / "golden.jsonl"
 OOD = EVAL / "ood.jsonl"
 
 KINDS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text"}
+SIDECARS = {".vtt", ".srt"}  # transcripts of the audio file of the same name, not documents
 AUX = {"SOURCES.md"}  # ingested with the corpus, so counted for uniqueness; never a target
 MIN_QIDS, MIN_OOD = 30, 20
 NEEDLE_WORDS = (3, 16)  # "roughly 4-12 words", with a little slack
@@ -215,22 +221,43 @@ class Doc:
     def __init__(self, path: Path):
         self.name = path.name
         self.kind = KINDS.get(path.suffix.lower())
-        src = path.read_bytes().decode("utf-8", errors="replace")
-        if self.kind == "html":
+        if self.kind is None:
+            page, body, heads = self.extract_with_ragpipe(path)
+        elif self.kind == "html":
+            src = path.read_bytes().decode("utf-8", errors="replace")
             page, body, heads = extract_html(src)
         elif self.kind == "markdown":
-            page, body, heads = extract_markdown(src)
+            page, body, heads = extract_markdown(path.read_text(errors="replace"))
         else:
+            src = path.read_text(errors="replace")
             page, body, heads = src, src, text_headings(src)
         self.raw = body
         self.page, self.body = norm(page), norm(body)
         self.headings = [norm(h) for h in heads if h.strip()]
 
 
+    def extract_with_ragpipe(self, path: Path):
+        """The canonical text and headings the ragpipe extractor makes."""
+        target = os.environ.get("CARGO_TARGET_DIR", str(EVAL.parent / "target"))
+        binary = os.environ.get("RAGPIPE_BIN", f"{target}/debug/ragpipe")
+        out = subprocess.run([binary, "text", "--json", str(path)], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"{path.name}: `ragpipe text` failed (build ragpipe first): {out.stderr.strip()}")
+        doc = json.loads(out.stdout)
+        self.kind = doc["kind"]
+        text, raw = doc["text"], doc["text"].encode()
+        heads = [
+            raw[b["range"]["start"]:b["range"]["end"]].decode()  # block ranges are byte offsets
+            for b in doc["blocks"]
+            if isinstance(b["kind"], dict) and "Heading" in b["kind"]
+        ]
+        return text, text, heads
+
+
 def load_corpus():
     docs = {}
     for p in sorted(CORPUS.iterdir()):
-        if p.is_file() and p.suffix.lower() in KINDS:
+        if p.is_file() and p.suffix.lower() not in SIDECARS:
             docs[p.name] = Doc(p)
     return docs
 

@@ -8,8 +8,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${1:-eval/runs}"
 mkdir -p "$out"
 eval "$(scripts/provision-model.sh)"
-cargo build --quiet -p ragpipe
-rp="${CARGO_TARGET_DIR:-target}/debug/ragpipe"
+# RAGPIPE_BIN: a prebuilt binary (e.g. a copy, so rebuilding during a run is safe).
+if [[ -z "${RAGPIPE_BIN:-}" ]]; then
+  cargo build --quiet -p ragpipe
+fi
+rp="${RAGPIPE_BIN:-${CARGO_TARGET_DIR:-target}/debug/ragpipe}"
 
 run() { # name config [extra eval args]
   local name=$1 config=$2; shift 2
@@ -29,8 +32,9 @@ run no-header eval/configs/no-header.toml
 run budget-128 eval/configs/budget-128.toml
 run budget-192 eval/configs/budget-192.toml
 run int8 eval/configs/int8.toml
+run tables-linearised eval/configs/tables-linearised.toml
 
-for variant in dense-only no-header budget-128 budget-192 int8; do
+for variant in dense-only no-header budget-128 budget-192 int8 tables-linearised; do
   echo
   echo "### default (A) vs $variant (B)"
   "$rp" eval --compare "$out/default.json" "$out/$variant.json"

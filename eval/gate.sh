@@ -2,7 +2,7 @@
 # The retrieval regression gate CI runs: index the dev corpus with the shipped
 # defaults and fail on recall@8 or MRR below the floors, on any chunk over the
 # model window, or on any answer destroyed by chunking. The floors sit a few
-# points under the measured values (recall@8 0.85, MRR 0.63 on 2026-11-29,
+# points under the measured values (recall@8 0.87, MRR 0.65 on 2026-11-29, 126 queries,
 # docs/EVALUATION.md); the pipeline is deterministic, so a drop below them is
 # a change in behaviour, not noise.
 set -euo pipefail
@@ -12,4 +12,4 @@ data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 "$rp" --data-dir "$data" ingest eval/corpus --quiet
 "$rp" --data-dir "$data" eval --golden eval/golden.jsonl --ood eval/ood.jsonl \
-  --gate --min-recall-at-8 0.80 --min-mrr 0.58
+  --gate --min-recall-at-8 0.80 --min-mrr 0.60
