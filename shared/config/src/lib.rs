@@ -16,6 +16,25 @@ pub struct Config {
     pub search: SearchConfig,
     pub limits: LimitsConfig,
     pub workers: WorkersConfig,
+    pub distributed: DistributedConfig,
+}
+
+/// The distributed mode's engines (`ragpipe sync`, `ragpipe serve <role>`).
+/// When `state_url` is set, every command (status, search, chunks, eval)
+/// reads document state from it instead of the embedded SQLite file.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistributedConfig {
+    /// PostgreSQL URL of the document state. Env: `RAGPIPE_STATE_URL`.
+    pub state_url: Option<String>,
+    /// RabbitMQ URL. Env: `RAGPIPE_AMQP_URL`.
+    pub amqp_url: Option<String>,
+    /// Prefix of every queue name, so deployments can share a broker.
+    /// Env: `RAGPIPE_AMQP_NAMESPACE`.
+    pub namespace: Option<String>,
+    /// What the coordinator lists: `s3://bucket/prefix` or a folder path.
+    /// Env: `RAGPIPE_SOURCE`.
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -30,7 +49,9 @@ pub struct ModelConfig {
     pub variant: String,
     /// Intra-op threads per embedder; 0 = all cores. Env: `RAGPIPE_THREADS`.
     pub threads: usize,
-    /// Texts per model call.
+    /// Texts per model call. 1 by default: on CPU one sequence's activations
+    /// stay in cache and batch 1 embeds 1.6–1.8× faster than batch 32
+    /// (docs/BENCHMARKS.md).
     pub batch_size: usize,
 }
 
@@ -106,6 +127,9 @@ pub struct WorkersConfig {
     pub embed_batch: usize,
     /// Messages a queue holds before publishers wait.
     pub queue_capacity: usize,
+    /// Deliveries of one extract job before its document is failed with the
+    /// last reason (transient errors, or workers dying mid-document).
+    pub max_attempts: i64,
 }
 
 impl Default for Config {
@@ -117,13 +141,14 @@ impl Default for Config {
             search: SearchConfig::default(),
             limits: LimitsConfig::default(),
             workers: WorkersConfig::default(),
+            distributed: DistributedConfig::default(),
         }
     }
 }
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { dir: None, runtime: None, variant: "fp32".into(), threads: 0, batch_size: 32 }
+        ModelConfig { dir: None, runtime: None, variant: "fp32".into(), threads: 0, batch_size: 1 }
     }
 }
 
@@ -157,7 +182,7 @@ impl Default for LimitsConfig {
 
 impl Default for WorkersConfig {
     fn default() -> Self {
-        WorkersConfig { extractors: 2, embedders: 1, embed_batch: 32, queue_capacity: 256 }
+        WorkersConfig { extractors: 2, embedders: 1, embed_batch: 32, queue_capacity: 256, max_attempts: 5 }
     }
 }
 
@@ -221,6 +246,17 @@ impl Config {
         }
         if let Some(v) = get("RAGPIPE_EXTRACT_MEMORY_MIB") {
             self.limits.extract_memory_mib = parse("RAGPIPE_EXTRACT_MEMORY_MIB", v)?;
+        }
+        let d = &mut self.distributed;
+        for (name, field) in [
+            ("RAGPIPE_STATE_URL", &mut d.state_url),
+            ("RAGPIPE_AMQP_URL", &mut d.amqp_url),
+            ("RAGPIPE_AMQP_NAMESPACE", &mut d.namespace),
+            ("RAGPIPE_SOURCE", &mut d.source),
+        ] {
+            if let Some(v) = get(name) {
+                *field = Some(v);
+            }
         }
         Ok(())
     }
