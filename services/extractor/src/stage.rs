@@ -20,6 +20,9 @@ pub struct ExtractorConfig {
     pub limits: Limits,
     /// Where parsers run: a resource-limited child process in production.
     pub isolation: Isolation,
+    /// Deliveries of one job before the document is failed instead of
+    /// retried: bounds transient errors and workers that die mid-document.
+    pub max_attempts: i64,
 }
 
 /// Everything one extractor worker talks to.
@@ -66,6 +69,13 @@ impl Extractor {
             Err(reason) => return delivery.reject(reason).await,
         };
         match self.handle(&job).await {
+            Outcome::Retry(reason) if self.attempts(&job).await >= self.config.max_attempts => {
+                let reason = format!("gave up after {} attempts: {reason}", self.config.max_attempts);
+                match self.fail(&job, Stage::Fetch, reason).await {
+                    Outcome::Retry(_) => delivery.retry().await,
+                    _ => delivery.ack().await,
+                }
+            }
             Outcome::Retry(reason) => {
                 tracing::warn!(document = %job.document_id, %reason, "extract will be retried");
                 delivery.retry().await
@@ -84,6 +94,15 @@ impl Extractor {
             Ok(true) => {}
             Ok(false) => return Outcome::Done(0),
             Err(e) => return Outcome::Retry(e.to_string()),
+        }
+        // Each claim counts an attempt; more than allowed means earlier
+        // deliveries never finished (the worker crashed or was killed).
+        if self.attempts(job).await > self.config.max_attempts {
+            let reason = format!(
+                "gave up after {} attempts: extraction never finished (the worker stopped each time)",
+                self.config.max_attempts
+            );
+            return self.fail(job, Stage::Extract, reason).await;
         }
         let bytes = match self.source.fetch(&job.key, self.config.max_bytes).await {
             Ok(b) => b,
@@ -174,6 +193,11 @@ impl Extractor {
             }
         }
         Ok(None)
+    }
+
+    /// Claims of the job's document so far (0 when unknown).
+    async fn attempts(&self, job: &ExtractJob) -> i64 {
+        self.state.get(&job.document_id).await.ok().flatten().map_or(0, |d| d.attempts)
     }
 
     async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> Outcome {

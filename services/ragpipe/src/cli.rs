@@ -39,6 +39,14 @@ pub enum Command {
     Chunks(ChunksArgs),
     /// Score retrieval against a golden set, or compare two runs (--compare A B).
     Eval(EvalArgs),
+    /// Distributed mode: one coordinator run over `[distributed]` (S3 or a
+    /// folder, PostgreSQL, RabbitMQ); prints new/changed/deleted counts.
+    Sync(SyncArgs),
+    /// Distributed mode: run a worker until SIGTERM.
+    Serve {
+        #[arg(value_enum)]
+        role: ServeRole,
+    },
     /// A file's canonical text as the extractors make it (what `#char` counts
     /// in), without indexing it; `--json` prints the whole document.
     Text(TextArgs),
@@ -49,6 +57,21 @@ pub enum Command {
     /// child process started by the extractor stage.
     #[command(name = "__extract", hide = true)]
     Extract,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// `s3://bucket/prefix` or a folder (default: distributed.source).
+    #[arg(long)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ServeRole {
+    /// Consumes extract jobs: fetch, extract (isolated), chunk, publish embed jobs.
+    Extractor,
+    /// Consumes embed and delete jobs: embed, upsert, count, mark indexed.
+    Embedder,
 }
 
 #[derive(Debug, Args)]

@@ -10,8 +10,9 @@ use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
 use ragpipe_core::DocStatus;
 use ragpipe_embedder::EmbedStage;
 use ragpipe_extractor::{ChildLimits, Extractor, ExtractorConfig, Isolation, SIDECAR_EXTENSIONS};
-use ragpipe_queue::{MemoryQueue, Topic};
-use ragpipe_source::FolderSource;
+use ragpipe_chunking::TokenCounter;
+use ragpipe_queue::{MemoryQueue, Queue, Topic};
+use ragpipe_source::{FolderSource, ObjectSource};
 use ragpipe_state::StateStore;
 use ragpipe_vectors::{Bm25, VectorStore};
 use serde::Serialize;
@@ -50,19 +51,7 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity));
     let chunks_before = total_chunks(state.as_ref()).await?;
 
-    let extractor = Arc::new(Extractor {
-        source: source.clone(),
-        state: state.clone(),
-        queue: queue.clone(),
-        counter: tokenizer,
-        config: ExtractorConfig {
-            max_bytes: config.limits.max_file_bytes,
-            batch_size: config.workers.embed_batch,
-            chunking: embedded::chunk_config(&config),
-            limits: extract_limits(&config),
-            isolation: isolation(&config)?,
-        },
-    });
+    let extractor = Arc::new(build_extractor(&config, source.clone(), state.clone(), queue.clone(), tokenizer)?);
     let stage = Arc::new(EmbedStage {
         state: state.clone(),
         queue: queue.clone(),
@@ -102,6 +91,31 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     let summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
     print_summary(&summary, args.json)?;
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The extractor stage over the given ports, configured from `[limits]`,
+/// `[chunking]` and `[workers]`; shared by `ingest` and `serve extractor`.
+pub(crate) fn build_extractor(
+    config: &Config,
+    source: Arc<dyn ObjectSource>,
+    state: Arc<dyn StateStore>,
+    queue: Arc<dyn Queue>,
+    counter: Arc<dyn TokenCounter>,
+) -> anyhow::Result<Extractor> {
+    Ok(Extractor {
+        source,
+        state,
+        queue,
+        counter,
+        config: ExtractorConfig {
+            max_bytes: config.limits.max_file_bytes,
+            batch_size: config.workers.embed_batch,
+            chunking: embedded::chunk_config(config),
+            limits: extract_limits(config),
+            isolation: isolation(config)?,
+            max_attempts: config.workers.max_attempts.max(1),
+        },
+    })
 }
 
 /// What one document may cost to extract, from `[limits]`.

@@ -9,6 +9,7 @@ mod embedded;
 mod eval;
 mod ingest;
 mod search;
+mod serve;
 mod status;
 mod text;
 
@@ -53,6 +54,8 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Status(args) => status::run(config, args).await,
             Command::Chunks(args) => chunks::run(config, args).await,
             Command::Text(args) => text::run(config, args),
+            Command::Sync(args) => serve::sync(config, args).await,
+            Command::Serve { role } => serve::serve(config, role).await,
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,

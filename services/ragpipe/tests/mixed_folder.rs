@@ -9,9 +9,11 @@
 
 use ragpipe_core::{BlockKind, Document, Kind, Locator};
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod common;
+use common::{Page, deflated, one_page_pdf};
 
 fn fixtures(kind: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures").join(kind)
@@ -26,69 +28,6 @@ fn copy_fixtures(kind: &str, to: &Path) {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
     }
-}
-
-/// A hand-built PDF page, for files no real tool would write.
-#[derive(Default)]
-struct Page<'a> {
-    /// The content stream, zlib-compressed when `compressed`.
-    content: &'a [u8],
-    compressed: bool,
-    /// The page's /Parent (default: the page tree, `2 0 R`).
-    parent: Option<&'a str>,
-    /// Spliced into the page dictionary.
-    extra: &'a str,
-    /// The content of a form XObject named `/Fm0` in the page resources.
-    form: Option<&'a [u8]>,
-}
-
-/// A one-page PDF with a correct xref table.
-fn one_page_pdf(page: Page<'_>) -> Vec<u8> {
-    let stream = |dict: &str, data: &[u8]| {
-        let head = format!("<< {dict} /Length {} >>\nstream\n", data.len());
-        [head.as_bytes(), data, b"\nendstream"].concat()
-    };
-    let filter = if page.compressed { "/Filter /FlateDecode" } else { "" };
-    let xobject = if page.form.is_some() { " /XObject << /Fm0 6 0 R >>" } else { "" };
-    let mut objects: Vec<Vec<u8>> = vec![
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        format!(
-            "<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >>{xobject} >> >>"
-        )
-        .into_bytes(),
-        format!("<< /Type /Page /Parent {} /Contents 4 0 R{} >>", page.parent.unwrap_or("2 0 R"), page.extra)
-            .into_bytes(),
-        stream(filter, page.content),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
-    ];
-    if let Some(form) = page.form {
-        objects.push(stream("/Type /XObject /Subtype /Form /BBox [0 0 10 10]", form));
-    }
-    let mut pdf = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        pdf.extend_from_slice(body);
-        pdf.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for o in offsets {
-        pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    let trailer = format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1);
-    pdf.extend_from_slice(trailer.as_bytes());
-    pdf
-}
-
-/// zlib-compresses `chunk` repeated `times` times, without holding the whole.
-fn deflated(chunk: &[u8], times: usize) -> Vec<u8> {
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-    for _ in 0..times {
-        z.write_all(chunk).unwrap();
-    }
-    z.finish().unwrap()
 }
 
 struct Run {
