@@ -124,10 +124,8 @@ impl EmbedStage {
             Err(e) => return Outcome::Retry(e.to_string()),
         };
         let completed = stored >= i64::from(job.batch_count);
-        if completed {
-            if let Some(retry) = self.complete(job).await {
-                return retry;
-            }
+        if completed && let Some(retry) = self.complete(job).await {
+            return retry;
         }
         Outcome::Stored { chunks: job.chunks.len(), completed }
     }

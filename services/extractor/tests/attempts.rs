@@ -89,10 +89,7 @@ async fn transient_failures_end_failed_with_the_last_reason_after_max_attempts()
     worker.await.unwrap().unwrap();
     assert_eq!(source.0.load(Ordering::SeqCst), 3, "fetched once per attempt");
     assert_eq!(doc.attempts, 3);
-    assert_eq!(
-        doc.failure_reason.as_deref(),
-        Some("gave up after 3 attempts: reading a.md: connection reset by peer")
-    );
+    assert_eq!(doc.failure_reason.as_deref(), Some("gave up after 3 attempts: reading a.md: connection reset by peer"));
 }
 
 #[tokio::test]

@@ -43,7 +43,8 @@ pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>
 /// else the embedded SQLite file in the data directory.
 pub async fn open_state(config: &Config) -> anyhow::Result<Arc<SqlStateStore>> {
     if let Some(url) = &config.distributed.state_url {
-        let store = SqlStateStore::connect(url).await.context("connecting to the state store (distributed.state_url)")?;
+        let store =
+            SqlStateStore::connect(url).await.context("connecting to the state store (distributed.state_url)")?;
         return Ok(Arc::new(store));
     }
     std::fs::create_dir_all(&config.data_dir).with_context(|| format!("creating {}", config.data_dir.display()))?;

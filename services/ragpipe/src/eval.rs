@@ -110,10 +110,10 @@ fn gate(r: &Report, args: &EvalArgs) -> ExitCode {
             failures.push(format!("recall@8 {got:.3} below the floor {floor:.3}"));
         }
     }
-    if let Some(floor) = args.min_mrr {
-        if r.overall.mrr.value < floor {
-            failures.push(format!("MRR {:.3} below the floor {floor:.3}", r.overall.mrr.value));
-        }
+    if let Some(floor) = args.min_mrr
+        && r.overall.mrr.value < floor
+    {
+        failures.push(format!("MRR {:.3} below the floor {floor:.3}", r.overall.mrr.value));
     }
     for f in &failures {
         eprintln!("eval gate: {f}");

@@ -5,12 +5,12 @@
 use crate::cli::IngestArgs;
 use crate::embedded;
 use indicatif::{ProgressBar, ProgressStyle};
+use ragpipe_chunking::TokenCounter;
 use ragpipe_config::Config;
 use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
 use ragpipe_core::DocStatus;
 use ragpipe_embedder::EmbedStage;
 use ragpipe_extractor::{ChildLimits, Extractor, ExtractorConfig, Isolation, SIDECAR_EXTENSIONS};
-use ragpipe_chunking::TokenCounter;
 use ragpipe_queue::{MemoryQueue, Queue, Topic};
 use ragpipe_source::{FolderSource, ObjectSource};
 use ragpipe_state::StateStore;

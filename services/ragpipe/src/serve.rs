@@ -27,8 +27,8 @@ pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
     let source = open_source(args.source.as_deref().or(config.distributed.source.as_deref()))?;
     let state = embedded::open_state(&require_state(&config)?).await?;
     let queue = open_queue(&config).await?;
-    let report = sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), SyncOptions { resume_pending: false })
-        .await?;
+    let report =
+        sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), SyncOptions { resume_pending: false }).await?;
     println!("{}", serde_json::to_string(&report)?);
     Ok(ExitCode::SUCCESS)
 }

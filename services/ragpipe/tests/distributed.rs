@@ -62,8 +62,8 @@ impl Deployment {
         sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
         let sep = if pg.contains('?') { '&' } else { '?' };
         let state_url = format!("{pg}{sep}options=-c%20search_path%3D{schema}");
-        let amqp = std::env::var("RAGPIPE_TEST_AMQP_URL")
-            .unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
+        let amqp =
+            std::env::var("RAGPIPE_TEST_AMQP_URL").unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
         let data = tempfile::tempdir().unwrap();
         let env = vec![
             ("RAGPIPE_STATE_URL".into(), state_url.clone()),
@@ -93,7 +93,10 @@ impl Deployment {
 
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
-        cmd.arg("--config").arg(self.data.path().join("ragpipe.toml")).args(args).envs(self.env.iter().map(|(k, v)| (k, v)));
+        cmd.arg("--config")
+            .arg(self.data.path().join("ragpipe.toml"))
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
         cmd
     }
 
@@ -153,9 +156,8 @@ impl Deployment {
         let started = Instant::now();
         loop {
             let all = state.list(None).await.unwrap();
-            let done = all.iter().filter(|d| {
-                matches!(d.status, DocStatus::Indexed | DocStatus::Failed | DocStatus::Deleted)
-            });
+            let done =
+                all.iter().filter(|d| matches!(d.status, DocStatus::Indexed | DocStatus::Failed | DocStatus::Deleted));
             if all.len() == docs && done.count() == docs {
                 return all;
             }
@@ -168,11 +170,8 @@ impl Deployment {
     /// Points per document in the vector store (the embedder must be stopped:
     /// the edge store has one owner), and whether any point id repeats.
     async fn points(&self) -> BTreeMap<String, (u64, HashSet<i64>)> {
-        let spec = CollectionSpec {
-            model: "all-MiniLM-L6-v2".into(),
-            dims: 384,
-            pipeline_version: PIPELINE_VERSION.into(),
-        };
+        let spec =
+            CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: PIPELINE_VERSION.into() };
         let store = EdgeStore::open(&self.data.path().join("vectors"), &spec).unwrap();
         let mut out: BTreeMap<String, (u64, HashSet<i64>)> = BTreeMap::new();
         let mut seen = HashSet::new();

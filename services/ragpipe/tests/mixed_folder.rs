@@ -145,7 +145,10 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert_eq!(summary["indexed"], indexed, "{summary}");
     let expected: Vec<(&str, &str)> = vec![
         ("bomb.pdf", "extraction ran out of memory (limit 512 MiB)"),
-        ("bomb.xlsx", "limit exceeded: workbook inflates to 67267093 bytes, more than 16777216 (max_decompressed_bytes)"),
+        (
+            "bomb.xlsx",
+            "limit exceeded: workbook inflates to 67267093 bytes, more than 16777216 (max_decompressed_bytes)",
+        ),
         (
             "book-sheetjs.xlsb",
             "malformed spreadsheet: xlsb sheet uses compact cell records that cannot be read; save it as xlsx",
@@ -268,7 +271,11 @@ fn check_code_chunks(run: &Run, name: &str) {
 /// The A1 letters of a 1-based column (up to ZZ, enough for the fixtures).
 fn column(col: u32) -> String {
     let letter = |n: u32| char::from(b'A' + n as u8);
-    if col <= 26 { letter(col - 1).to_string() } else { format!("{}{}", letter((col - 1) / 26 - 1), letter((col - 1) % 26)) }
+    if col <= 26 {
+        letter(col - 1).to_string()
+    } else {
+        format!("{}{}", letter((col - 1) / 26 - 1), letter((col - 1) % 26))
+    }
 }
 
 /// Every chunk cites the page its content is on, never crosses a page, and

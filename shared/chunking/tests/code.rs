@@ -235,7 +235,8 @@ fn headers_carry_the_file_and_enclosing_items() {
     assert!(merged.content.contains("func Errorf(format string"), "small functions merge: {:?}", merged.content);
     let sh = chunk_document(&fixture("xzmore.sh"), &tok, &cfg);
     assert!(sh.iter().all(|c| c.text.starts_with("xzmore.sh\n\n") && c.locator.lines.is_some()));
-    let bare = chunk_document(&doc, &tok, &ChunkConfig { budget: 256, contextual_header: false, ..ChunkConfig::default() });
+    let bare =
+        chunk_document(&doc, &tok, &ChunkConfig { budget: 256, contextual_header: false, ..ChunkConfig::default() });
     assert!(bare.iter().all(|c| c.text == c.content && c.header_tokens == 0));
 }
 

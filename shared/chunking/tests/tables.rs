@@ -83,8 +83,7 @@ fn parse_a1(range: &str) -> Vec<(u32, u32, u32, u32)> {
 
 /// The first and last row number of a table's header rows (for a table with data rows).
 fn header_rows(doc: &Document, table: u32) -> Option<(u32, u32)> {
-    let rows: Vec<u32> =
-        doc.blocks.iter().filter_map(row_of).filter(|r| r.0 == table && r.2).map(|r| r.1).collect();
+    let rows: Vec<u32> = doc.blocks.iter().filter_map(row_of).filter(|r| r.0 == table && r.2).map(|r| r.1).collect();
     Some((*rows.first()?, *rows.last()?)).filter(|_| !header_of(doc, table).is_empty())
 }
 

@@ -34,12 +34,11 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
                 in_h1 = false;
                 b.finish();
             }
-            Event::Start(Tag::Paragraph) => {
+            Event::Start(Tag::Paragraph)
                 // A paragraph inside a list item continues the item.
-                if !b.is_open() {
+                if !b.is_open() => {
                     b.start(BlockKind::Paragraph);
                 }
-            }
             Event::Start(Tag::Item) => b.start(BlockKind::ListItem),
             Event::Start(Tag::Table(_)) => {
                 b.begin_table("", 1);

@@ -200,7 +200,7 @@ impl StateStore for SqlStateStore {
             .bind("")
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().next().map(doc_from_row).transpose()
+        rows.first().map(doc_from_row).transpose()
     }
 
     async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError> {

@@ -15,7 +15,10 @@ use std::time::Instant;
 pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCode> {
     let limits = crate::ingest::extract_limits(&config);
     let mut docs = Vec::new();
-    println!("{:<32} {:>6} {:>9} {:>9} {:>12} {:>9} {:>10}", "file", "kind", "MB", "extract s", "units/s", "MB/s", "peak RSS");
+    println!(
+        "{:<32} {:>6} {:>9} {:>9} {:>12} {:>9} {:>10}",
+        "file", "kind", "MB", "extract s", "units/s", "MB/s", "peak RSS"
+    );
     for path in &args.files {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -45,7 +48,13 @@ pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCod
         let started = Instant::now();
         let chunks = chunk_document(doc, tokenizer.as_ref(), &cfg);
         let secs = started.elapsed().as_secs_f64();
-        println!("{:<32} {:>8} chunks in {:>7.2}s, {:>8.0} chunks/s", name, chunks.len(), secs, chunks.len() as f64 / secs);
+        println!(
+            "{:<32} {:>8} chunks in {:>7.2}s, {:>8.0} chunks/s",
+            name,
+            chunks.len(),
+            secs,
+            chunks.len() as f64 / secs
+        );
     }
     if let Some(mib) = super::peak_rss_mib() {
         println!("peak RSS: {mib:.0} MiB");
