@@ -89,12 +89,7 @@ pub fn child_main() -> i32 {
 /// Replaces the default panic report with one marked line the parent parses.
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
+        let msg = ragpipe_extract::panic_message(info.payload());
         let at = info.location().map(|l| format!(" (at {}:{})", short_path(l.file()), l.line())).unwrap_or_default();
         eprintln!("{PANIC_MARKER}{}{at}", msg.replace('\n', " "));
     }));

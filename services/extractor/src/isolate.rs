@@ -92,12 +92,7 @@ async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
     match joined {
         Ok(result) => result.map_err(IsolateError::Failed),
         Err(e) if e.is_panic() => {
-            let payload = e.into_panic();
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+            let msg = ragpipe_extract::panic_message(e.into_panic().as_ref());
             Err(IsolateError::Failed(format!("{} extraction panicked: {msg}", kind.as_str())))
         }
         Err(_) => Err(IsolateError::Spawn("extraction was cancelled".into())),

@@ -237,11 +237,5 @@ fn panic_reason(e: tokio::task::JoinError) -> String {
     if !e.is_panic() {
         return "chunking was cancelled".into();
     }
-    let payload = e.into_panic();
-    let msg = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("chunking panicked: {msg}")
+    format!("chunking panicked: {}", ragpipe_extract::panic_message(e.into_panic().as_ref()))
 }

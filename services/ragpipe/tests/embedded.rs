@@ -8,6 +8,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 struct Env {
     folder: tempfile::TempDir,
     data: tempfile::TempDir,
@@ -29,17 +31,9 @@ impl Env {
 
     /// Runs ragpipe with `args`; returns (exit code, stdout parsed as JSON).
     fn run(&self, args: &[&str]) -> (i32, Value) {
-        let out = Command::new(env!("CARGO_BIN_EXE_ragpipe"))
-            .arg("--data-dir")
-            .arg(self.data.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-            panic!("{args:?}: {e}\nstdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
-        });
-        (out.status.code().unwrap_or(-1), json)
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+        cmd.arg("--data-dir").arg(self.data.path());
+        common::run_json(cmd, args)
     }
 
     fn ingest(&self) -> (i32, Value) {

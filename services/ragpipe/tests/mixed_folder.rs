@@ -47,19 +47,9 @@ impl Run {
     }
 
     fn run(&self, args: &[&str]) -> (i32, Value) {
-        let out = Command::new(env!("CARGO_BIN_EXE_ragpipe"))
-            .arg("--data-dir")
-            .arg(self.data.path())
-            .arg("--config")
-            .arg(self.data.path().join("ragpipe.toml"))
-            .args(args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-            panic!("{args:?}: {e}\nstdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
-        });
-        (out.status.code().unwrap_or(-1), json)
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+        cmd.arg("--data-dir").arg(self.data.path()).arg("--config").arg(self.data.path().join("ragpipe.toml"));
+        common::run_json(cmd, args)
     }
 
     fn ingest(&self) -> (i32, Value) {

@@ -112,3 +112,13 @@ pub(crate) fn fallback_title(name: &str) -> String {
     let base = name.rsplit('/').next().unwrap_or(name);
     base.rsplit_once('.').map_or(base, |(stem, _)| stem).to_string()
 }
+
+/// The message of a caught panic's payload (`panic!` with a literal or a
+/// formatted string), for failure reasons an admin can read.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

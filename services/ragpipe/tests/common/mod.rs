@@ -1,8 +1,10 @@
-//! Hand-built hostile PDFs shared by the end-to-end tests.
+//! Shared by the end-to-end tests: running the CLI for its JSON output, and
+//! hand-built hostile PDFs.
 
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::io::Write;
+use std::process::Command;
 
 /// A hand-built PDF page, for files no real tool would write.
 #[derive(Default)]
@@ -65,4 +67,15 @@ pub fn deflated(chunk: &[u8], times: usize) -> Vec<u8> {
         z.write_all(chunk).unwrap();
     }
     z.finish().unwrap()
+}
+
+/// Runs `cmd` (the ragpipe binary with its global flags) with `args`;
+/// returns (exit code, stdout parsed as JSON), failing loudly with stderr.
+pub fn run_json(mut cmd: Command, args: &[&str]) -> (i32, serde_json::Value) {
+    let out = cmd.args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("{args:?}: {e}\nstdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
+    });
+    (out.status.code().unwrap_or(-1), json)
 }

@@ -36,12 +36,7 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     let sheets = match read {
         Ok(result) => result?,
         Err(panic) => {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            return Err(malformed(format!("spreadsheet parser panicked: {message}")));
+            return Err(malformed(format!("spreadsheet parser panicked: {}", crate::panic_message(panic.as_ref()))));
         }
     };
     if sheets == 0 {
