@@ -305,4 +305,19 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
         assert_eq!(status[unchanged].generation, before[unchanged], "{unchanged} was not reprocessed");
     }
     check_counts(&dep, &docs).await;
+
+    // `ragpipe eval` runs against the deployment's index as it does against
+    // the embedded one (state from PostgreSQL, the embedder's vectors).
+    let golden = dep.data.path().join("golden.jsonl");
+    let lines = [
+        r#"{"id":"d1-doc","qid":"d1","style":"doc","query":"When does the causeway flood?","doc":"handbook.pdf","kind":"pdf","needles":["causeway floods two hours before high water"]}"#,
+        r#"{"id":"d2-doc","qid":"d2","style":"doc","query":"Where are the first aid kits kept?","doc":"handbook.pdf","kind":"pdf","needles":["First aid kits are kept in the kitchen"]}"#,
+    ];
+    std::fs::write(&golden, lines.join("\n")).unwrap();
+    let out = dep.command(&["eval", "--golden", golden.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "eval: {}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["overall"]["queries"], 2, "{report}");
+    assert_eq!(report["overall"]["recall"]["8"]["value"], 1.0, "{report}");
+    assert_eq!(report["destroyed"], serde_json::json!([]));
 }
