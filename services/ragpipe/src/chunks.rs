@@ -6,7 +6,6 @@ use anyhow::bail;
 use ragpipe_config::Config;
 use ragpipe_core::DocumentId;
 use ragpipe_state::StateStore;
-use ragpipe_vectors::VectorStore;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -14,7 +13,7 @@ pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&config).await?;
     let id = resolve(state.as_ref(), &args.document).await?;
     let embedder = embedded::load_embedder(&config)?;
-    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref()))?;
+    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
     let chunks = vectors.chunks(Some(&id)).await?;
     if args.json {
         let list: Vec<_> = chunks

@@ -64,6 +64,10 @@ pub struct SyncArgs {
     /// `s3://bucket/prefix` or a folder (default: distributed.source).
     #[arg(long)]
     pub source: Option<String>,
+    /// Run again this long after each run ends (`15m`, `1h`, `90s`), until
+    /// SIGTERM; without it, one run.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub every: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

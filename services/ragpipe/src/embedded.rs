@@ -5,7 +5,7 @@ use anyhow::Context;
 use ragpipe_config::Config;
 use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
 use ragpipe_state::SqlStateStore;
-use ragpipe_vectors::{CollectionSpec, EdgeStore};
+use ragpipe_vectors::{CollectionSpec, EdgeStore, QdrantStore, VectorStore};
 use std::sync::Arc;
 
 pub fn model_files(config: &Config, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
@@ -62,6 +62,17 @@ pub fn collection(embedder: &dyn Embedder) -> CollectionSpec {
     }
 }
 
-pub fn open_vectors(config: &Config, spec: &CollectionSpec) -> anyhow::Result<Arc<EdgeStore>> {
+/// The vector store: a Qdrant server when `distributed.qdrant_url` is set
+/// (searches read through the `{namespace}_chunks` alias), else the embedded
+/// qdrant-edge store in the data directory.
+pub async fn open_vectors(config: &Config, spec: &CollectionSpec) -> anyhow::Result<Arc<dyn VectorStore>> {
+    let d = &config.distributed;
+    if let Some(url) = &d.qdrant_url {
+        let alias = format!("{}_chunks", d.namespace.as_deref().unwrap_or("ragpipe"));
+        let store = QdrantStore::open(url, d.qdrant_api_key.as_deref(), spec, Some(&alias))
+            .await
+            .context("connecting to Qdrant (distributed.qdrant_url)")?;
+        return Ok(Arc::new(store));
+    }
     Ok(Arc::new(EdgeStore::open(&config.data_dir.join("vectors"), spec)?))
 }

@@ -29,7 +29,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     };
     let embedder = embedded::load_embedder(&config)?;
     let state = embedded::open_state(&config).await?;
-    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref()))?;
+    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
     let chunks = vectors.chunks(None).await?;
     if chunks.is_empty() {
         bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());

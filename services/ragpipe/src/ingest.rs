@@ -14,7 +14,7 @@ use ragpipe_extractor::{ChildLimits, Extractor, ExtractorConfig, Isolation, SIDE
 use ragpipe_queue::{MemoryQueue, Queue, Topic};
 use ragpipe_source::{FolderSource, ObjectSource};
 use ragpipe_state::StateStore;
-use ragpipe_vectors::{Bm25, VectorStore};
+use ragpipe_vectors::Bm25;
 use serde::Serialize;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = embedded::load_tokenizer(&config)?;
     let state = embedded::open_state(&config).await?;
     let spec = embedded::collection(embedder.as_ref());
-    let vectors = embedded::open_vectors(&config, &spec)?;
+    let vectors = embedded::open_vectors(&config, &spec).await?;
     // Transcript sidecars are read with their audio, not indexed on their own.
     let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
     let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity));

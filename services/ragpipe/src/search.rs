@@ -33,7 +33,7 @@ struct HitOut {
 pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let embedder = embedded::load_embedder(&config)?;
     let spec = embedded::collection(embedder.as_ref());
-    let vectors = embedded::open_vectors(&config, &spec)?;
+    let vectors = embedded::open_vectors(&config, &spec).await?;
     let query = args.query.clone();
     let e = embedder.clone();
     let vector = tokio::task::spawn_blocking(move || e.embed(&[query.as_str()])).await??.vectors.remove(0);

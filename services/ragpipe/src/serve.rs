@@ -4,9 +4,10 @@
 //! (or folder) source. The stages are the same libraries the embedded
 //! `ingest` runs; only the adapters differ.
 //!
-//! Vectors: until the Qdrant server adapter lands, the embedder writes the
-//! qdrant-edge store in its data directory, which one process owns, so a
-//! deployment runs ONE embedder process (with `workers.embedders` tasks).
+//! Vectors: a Qdrant server when `distributed.qdrant_url` is set, so any
+//! number of embedder processes share it; without one, the embedder writes
+//! the qdrant-edge store in its data directory, which one process owns, so
+//! such a deployment runs ONE embedder process (`workers.embedders` tasks).
 
 use crate::cli::{ServeRole, SyncArgs};
 use crate::{embedded, ingest};
@@ -21,16 +22,31 @@ use ragpipe_vectors::Bm25;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// One sync run: list the source, diff against state, publish jobs; prints
-/// the new/changed/deleted/unchanged counts as JSON.
+/// Sync runs: list the source, diff against state, publish jobs; each run
+/// prints its new/changed/deleted/unchanged counts as one JSON line. With
+/// `--every`, runs follow one another (never overlapping) until SIGTERM; a
+/// failed run is logged and the next one tries again.
 pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
     let source = open_source(args.source.as_deref().or(config.distributed.source.as_deref()))?;
     let state = embedded::open_state(&require_state(&config)?).await?;
     let queue = open_queue(&config).await?;
-    let report =
-        sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), SyncOptions { resume_pending: false }).await?;
-    println!("{}", serde_json::to_string(&report)?);
-    Ok(ExitCode::SUCCESS)
+    let stop = shutdown();
+    tokio::pin!(stop);
+    loop {
+        let opts = SyncOptions { resume_pending: false };
+        match sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await {
+            Ok(report) => println!("{}", serde_json::to_string(&report)?),
+            Err(e) if args.every.is_some() => tracing::error!(error = %e, "sync run failed; the next run retries"),
+            Err(e) => return Err(e.into()),
+        }
+        let Some(every) = args.every else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        tokio::select! {
+            _ = &mut stop => return Ok(ExitCode::SUCCESS),
+            _ = tokio::time::sleep(every) => {}
+        }
+    }
 }
 
 /// Runs a worker role until SIGTERM or Ctrl-C; in-flight jobs finish (or,
@@ -50,7 +66,7 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
         }
         ServeRole::Embedder => {
             let embedder = embedded::load_embedder(&config)?;
-            let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref()))?;
+            let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
             let stage = Arc::new(EmbedStage { state, queue, vectors, embedder, bm25: Arc::new(Bm25::english()) });
             for _ in 0..config.workers.embedders.max(1) {
                 tasks.push(tokio::spawn(ragpipe_embedder::run(stage.clone(), shutdown())));

@@ -187,6 +187,26 @@ impl Deployment {
     }
 }
 
+impl Deployment {
+    /// Deletes the deployment's queues, schema and bucket (after a passing run).
+    async fn remove(&self) {
+        let env = |k: &str| self.env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap();
+        let options = ragpipe_queue::AmqpOptions { namespace: env("RAGPIPE_AMQP_NAMESPACE"), ..Default::default() };
+        let queue = ragpipe_queue::AmqpQueue::connect(&env("RAGPIPE_AMQP_URL"), options).await.unwrap();
+        queue.delete_topology().await.unwrap();
+        let schema = self.state_url.rsplit("search_path%3D").next().unwrap().to_string();
+        let pg = self.state_url.split(['?', '&']).next().unwrap().to_string();
+        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&pg).await.unwrap();
+        sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+        let client = self.s3.client();
+        let listed = client.list_objects_v2().bucket(&self.bucket).send().await.unwrap();
+        for obj in listed.contents() {
+            client.delete_object().bucket(&self.bucket).key(obj.key().unwrap()).send().await.unwrap();
+        }
+        client.delete_bucket().bucket(&self.bucket).send().await.unwrap();
+    }
+}
+
 impl Drop for Deployment {
     fn drop(&mut self) {
         for (_, child) in &mut self.workers {
@@ -320,4 +340,24 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     assert_eq!(report["overall"]["queries"], 2, "{report}");
     assert_eq!(report["overall"]["recall"]["8"]["value"], 1.0, "{report}");
     assert_eq!(report["destroyed"], serde_json::json!([]));
+
+    // Scheduled form: one JSON line per run, nothing to do, stops on SIGTERM.
+    let mut every =
+        dep.command(&["sync", "--every", "200ms"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(every.stdout.take().unwrap()));
+    for _ in 0..2 {
+        let Some(Ok(line)) = lines.next() else {
+            let out = every.wait_with_output().unwrap();
+            panic!("sync --every stopped: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+        };
+        let run: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            (run["new"].as_u64(), run["changed"].as_u64(), run["deleted"].as_u64()),
+            (Some(0), Some(0), Some(0))
+        );
+        assert_eq!(run["listed"].as_u64(), Some(8), "{run}");
+    }
+    unsafe { libc::kill(every.id() as i32, libc::SIGTERM) };
+    assert!(every.wait().unwrap().success(), "a scheduled sync stops cleanly on SIGTERM");
+    dep.remove().await;
 }

@@ -35,6 +35,11 @@ pub struct DistributedConfig {
     /// What the coordinator lists: `s3://bucket/prefix` or a folder path.
     /// Env: `RAGPIPE_SOURCE`.
     pub source: Option<String>,
+    /// Qdrant server (gRPC, e.g. `http://qdrant:6334`); unset = the embedded
+    /// store in `data_dir`. Env: `RAGPIPE_QDRANT_URL`.
+    pub qdrant_url: Option<String>,
+    /// Env: `RAGPIPE_QDRANT_API_KEY`.
+    pub qdrant_api_key: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -253,6 +258,8 @@ impl Config {
             ("RAGPIPE_AMQP_URL", &mut d.amqp_url),
             ("RAGPIPE_AMQP_NAMESPACE", &mut d.namespace),
             ("RAGPIPE_SOURCE", &mut d.source),
+            ("RAGPIPE_QDRANT_URL", &mut d.qdrant_url),
+            ("RAGPIPE_QDRANT_API_KEY", &mut d.qdrant_api_key),
         ] {
             if let Some(v) = get(name) {
                 *field = Some(v);

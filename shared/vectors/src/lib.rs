@@ -10,11 +10,13 @@ mod bm25;
 pub mod conformance;
 mod edge;
 mod payload;
+mod qdrant;
 pub mod retrieval;
 
 pub use bm25::{Bm25, SparseVec};
 pub use edge::EdgeStore;
 pub use payload::ChunkPayload;
+pub use qdrant::QdrantStore;
 
 use async_trait::async_trait;
 use ragpipe_core::DocumentId;

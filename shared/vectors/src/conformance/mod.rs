@@ -25,7 +25,16 @@ pub const EPSILON: f32 = 1e-4;
 #[macro_export]
 macro_rules! vector_store_conformance {
     ($setup:expr) => {
-        $crate::vector_store_conformance!(@checks $setup;
+        $crate::vector_store_conformance!(@all [checks] $setup);
+    };
+    // An adapter on an external server: `$setup` is a future resolving to
+    // `Some((guard, store))`, or `None` when no server is configured (the
+    // caller says so loudly), which passes the checks vacuously.
+    (external $setup:expr) => {
+        $crate::vector_store_conformance!(@all [external] $setup);
+    };
+    (@all [$mode:ident] $setup:expr) => {
+        $crate::vector_store_conformance!(@ $mode $setup;
             empty_store_answers_empty,
             upsert_then_count,
             reupsert_overwrites_without_duplicating,
@@ -38,6 +47,15 @@ macro_rules! vector_store_conformance {
             chunks_of_the_whole_index,
             optimize_keeps_everything,
         );
+    };
+    (@external $setup:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[::tokio::test]
+            async fn $check() {
+                let Some((_guard, store)) = $setup.await else { return };
+                $crate::conformance::$check(&store).await;
+            }
+        )*
     };
     (@checks $setup:expr; $($check:ident),* $(,)?) => {
         $(
