@@ -251,6 +251,8 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     // The first sync publishes before any worker runs: jobs wait durably.
     let report = dep.sync();
     assert_eq!((report["new"].as_u64(), report["listed"].as_u64()), (Some(6), Some(6)), "{report}");
+    // Two extractor processes share the extract queue.
+    dep.start("extractor");
     dep.start("extractor");
     dep.start("embedder");
     let docs = dep.settle(6).await;
