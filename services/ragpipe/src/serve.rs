@@ -16,11 +16,13 @@ use ragpipe_config::Config;
 use ragpipe_coordinator::{SyncOptions, sync_once};
 use ragpipe_embedder::EmbedStage;
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
-use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue};
+use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue, QueueError};
 use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Source};
 use ragpipe_vectors::Bm25;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinHandle;
 
 /// Sync runs: list the source, diff against state, publish jobs; each run
 /// prints its new/changed/deleted/unchanged counts as one JSON line. With
@@ -50,35 +52,98 @@ pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs a worker role until SIGTERM or Ctrl-C; in-flight jobs finish (or,
-/// if the process is killed, are redelivered by the broker).
+/// if the process is killed, are redelivered by the broker). When the broker
+/// connection is lost the workers stop, unacked jobs go back to the queue,
+/// and the role reconnects with exponential backoff (1 s doubling to 30 s);
+/// the model, tokenizer, state and vector store are kept across reconnects.
 pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&require_state(&config)?).await?;
-    let queue = open_queue(&config).await?;
-    let mut tasks = Vec::new();
-    match role {
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown().await;
+        let _ = stop_tx.send(true);
+    });
+    let mut stop = stop_rx.clone();
+    let stopped = move || {
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        }
+    };
+    let worker: Worker = match role {
         ServeRole::Extractor => {
             let source = open_source(config.distributed.source.as_deref())?;
             let tokenizer = embedded::load_tokenizer(&config)?;
-            let extractor = Arc::new(ingest::build_extractor(&config, source, state, queue, tokenizer)?);
-            for _ in 0..config.workers.extractors.max(1) {
-                tasks.push(tokio::spawn(ragpipe_extractor::run(extractor.clone(), shutdown())));
-            }
+            let config = config.clone();
+            Box::new(move |queue, n| {
+                let ex = Arc::new(ingest::build_extractor(
+                    &config,
+                    source.clone(),
+                    state.clone(),
+                    queue,
+                    tokenizer.clone(),
+                )?);
+                Ok((0..n).map(|_| tokio::spawn(ragpipe_extractor::run(ex.clone(), stopped()))).collect())
+            })
         }
         ServeRole::Embedder => {
             let embedder = embedded::load_embedder(&config)?;
             let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
-            let stage = Arc::new(EmbedStage { state, queue, vectors, embedder, bm25: Arc::new(Bm25::english()) });
-            for _ in 0..config.workers.embedders.max(1) {
-                tasks.push(tokio::spawn(ragpipe_embedder::run(stage.clone(), shutdown())));
-            }
+            let bm25 = Arc::new(Bm25::english());
+            Box::new(move |queue, n| {
+                let stage = Arc::new(EmbedStage {
+                    state: state.clone(),
+                    queue,
+                    vectors: vectors.clone(),
+                    embedder: embedder.clone(),
+                    bm25: bm25.clone(),
+                });
+                Ok((0..n).map(|_| tokio::spawn(ragpipe_embedder::run(stage.clone(), stopped()))).collect())
+            })
         }
+    };
+    let workers = match role {
+        ServeRole::Extractor => config.workers.extractors,
+        ServeRole::Embedder => config.workers.embedders,
     }
-    tracing::info!(?role, workers = tasks.len(), "serving");
-    for task in tasks {
-        task.await??;
+    .max(1);
+    let mut backoff = RECONNECT_MIN;
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        match open_queue(&config).await {
+            Ok(queue) => {
+                let tasks = worker(queue, workers)?;
+                tracing::info!(?role, workers, "serving");
+                let mut lost = None;
+                for task in tasks {
+                    if let Err(e) = task.await? {
+                        lost = Some(e);
+                    }
+                }
+                if *stop.borrow() {
+                    break;
+                }
+                tracing::warn!(error = ?lost, "lost the broker connection; reconnecting");
+                backoff = RECONNECT_MIN;
+            }
+            Err(e) => tracing::warn!(error = %e, ?backoff, "cannot reach the broker; retrying"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => break,
+            _ = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(RECONNECT_MAX);
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Starts `n` workers of a role on a (new) broker connection.
+type Worker = Box<dyn Fn(Arc<dyn Queue>, usize) -> anyhow::Result<Vec<JoinHandle<Result<(), QueueError>>>> + Send>;
+
+const RECONNECT_MIN: Duration = Duration::from_secs(1);
+const RECONNECT_MAX: Duration = Duration::from_secs(30);
 
 fn require_state(config: &Config) -> anyhow::Result<Config> {
     if config.distributed.state_url.is_none() {

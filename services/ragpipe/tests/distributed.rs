@@ -33,6 +33,48 @@ struct Deployment {
     state_url: String,
     data: tempfile::TempDir,
     workers: Vec<(&'static str, Child)>,
+    /// Every worker reaches RabbitMQ through this proxy, so the test can cut
+    /// all their connections at once.
+    broker: Proxy,
+}
+
+/// A TCP proxy in front of RabbitMQ that can drop every connection and
+/// come back on the same port, as a broker restart or a network cut does.
+struct Proxy {
+    port: u16,
+    target: String,
+    tasks: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    async fn start(port: u16, target: &str) -> Proxy {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let tasks = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (list, to) = (tasks.clone(), target.to_string());
+        let accept = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let to = to.clone();
+                let conn = tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(&to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                list.lock().unwrap().push(conn);
+            }
+        });
+        tasks.lock().unwrap().push(accept);
+        Proxy { port, target: target.to_string(), tasks }
+    }
+
+    /// Drops every connection and the listener, then listens again.
+    async fn cut(&mut self) {
+        for task in self.tasks.lock().unwrap().drain(..) {
+            task.abort();
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        *self = Proxy::start(self.port, &self.target).await;
+    }
 }
 
 impl Deployment {
@@ -65,6 +107,10 @@ impl Deployment {
         let amqp =
             std::env::var("RAGPIPE_TEST_AMQP_URL").unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
         let data = tempfile::tempdir().unwrap();
+        let (host, rest) = amqp.split_once('@').expect("amqp://user:pass@host:port/vhost");
+        let (hostport, vhost) = rest.split_once('/').unwrap_or((rest, ""));
+        let broker = Proxy::start(0, hostport).await;
+        let amqp = format!("{host}@127.0.0.1:{}/{vhost}", broker.port);
         let env = vec![
             ("RAGPIPE_STATE_URL".into(), state_url.clone()),
             ("RAGPIPE_AMQP_URL".into(), amqp),
@@ -79,7 +125,7 @@ impl Deployment {
         // One chunk per embed job, so a document is many jobs and an
         // embedder can be killed half-way through one.
         std::fs::write(data.path().join("ragpipe.toml"), "[workers]\nembed_batch = 1\n").unwrap();
-        Deployment { bucket, s3, env, state_url, data, workers: Vec::new() }
+        Deployment { bucket, s3, env, state_url, data, workers: Vec::new(), broker }
     }
 
     async fn put(&self, name: &str, bytes: Vec<u8>) {
@@ -311,7 +357,16 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     let stored = dep.batches(&penguins).await;
     assert!(stored < expected, "killed half-way: {stored} of {expected} batches stored");
     dep.start("embedder");
-    let docs = dep.settle(9).await;
+    dep.settle(9).await;
+
+    // The broker connection of every worker drops (the proxy cuts them all
+    // and comes back): the workers reconnect and process a new document.
+    dep.broker.cut().await;
+    dep.put("late.md", b"# Late\n\nAdded after every broker connection was cut.\n".to_vec()).await;
+    let report = dep.sync();
+    assert_eq!(report["new"].as_u64(), Some(1), "{report}");
+    let docs = dep.settle(10).await;
+    assert!(docs.iter().any(|d| name(d) == "late.md" && d.status == DocStatus::Indexed), "reconnected workers");
     dep.stop("embedder", false);
     dep.stop("extractor", false);
 
@@ -357,7 +412,7 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
             (run["new"].as_u64(), run["changed"].as_u64(), run["deleted"].as_u64()),
             (Some(0), Some(0), Some(0))
         );
-        assert_eq!(run["listed"].as_u64(), Some(8), "{run}");
+        assert_eq!(run["listed"].as_u64(), Some(9), "{run}");
     }
     unsafe { libc::kill(every.id() as i32, libc::SIGTERM) };
     assert!(every.wait().unwrap().success(), "a scheduled sync stops cleanly on SIGTERM");
