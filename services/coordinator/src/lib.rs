@@ -84,6 +84,11 @@ pub async fn sync_once(
                 report.resumed += 1;
                 generation
             }
+            Observation::Stalled { generation } => {
+                tracing::warn!(document = %id, generation, "extraction lease expired; enqueued again");
+                report.resumed += 1;
+                generation
+            }
             Observation::Pending { .. } | Observation::Unchanged => {
                 report.unchanged += 1;
                 continue;

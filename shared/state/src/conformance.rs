@@ -147,3 +147,23 @@ macro_rules! state_store_conformance {
         }
     };
 }
+
+/// A claim for extraction holds a lease: while it runs, a sync sees the
+/// document as pending; once it ran out (the worker died and its job did not
+/// come back) the sync sees it stalled and enqueues it again. A finished or
+/// re-extracted document is never stalled. Needs a store whose lease is at
+/// most 50 ms (adapters test it with a short lease; not in the macro).
+pub async fn expired_extraction_leases_are_stalled(store: &dyn StateStore) {
+    let a = observed("a.md", "v1");
+    store.observe(&a, 1).await.unwrap();
+    assert!(store.begin_extract(&a.id, 1).await.unwrap());
+    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    assert_eq!(store.observe(&a, 2).await.unwrap(), Observation::Stalled { generation: 1 });
+    // Claimed again by the re-enqueued job: a fresh lease, pending again.
+    assert!(store.begin_extract(&a.id, 1).await.unwrap());
+    assert_eq!(store.observe(&a, 3).await.unwrap(), Observation::Pending { generation: 1 });
+    // Extracted and waiting for batches: no extraction lease applies.
+    assert!(store.set_extracted(&a.id, 1, &extracted(3, 2)).await.unwrap());
+    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    assert_eq!(store.observe(&a, 4).await.unwrap(), Observation::Pending { generation: 1 });
+}

@@ -9,7 +9,7 @@
 pub mod conformance;
 mod sql;
 
-pub use sql::SqlStateStore;
+pub use sql::{DEFAULT_LEASE, SqlStateStore};
 
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
@@ -52,6 +52,9 @@ pub enum Observation {
     /// Same version, but its processing never finished (queued, extracting or
     /// embedding) — e.g. the previous embedded run was killed.
     Pending { generation: i64 },
+    /// Same version, claimed for extraction by a worker whose lease ran out
+    /// (it died, and its job did not come back): extract it again.
+    Stalled { generation: i64 },
     /// Same version, indexed or failed: nothing to do.
     Unchanged,
 }

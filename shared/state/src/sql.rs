@@ -14,7 +14,13 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
 #[derive(Clone)]
 pub struct SqlStateStore {
     pool: AnyPool,
+    /// How long a claim for extraction holds (ms).
+    lease_ms: i64,
 }
+
+/// Default extraction lease: far above the extraction time limit (60 s by
+/// default), so only a claim whose worker is gone outlives it.
+pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 impl SqlStateStore {
     pub async fn connect(url: &str) -> Result<Self, StateError> {
@@ -42,7 +48,14 @@ impl SqlStateStore {
             .connect(&url)
             .await?;
         MIGRATOR.run(&pool).await?;
-        Ok(SqlStateStore { pool })
+        Ok(SqlStateStore { pool, lease_ms: DEFAULT_LEASE.as_millis() as i64 })
+    }
+
+    /// Sets how long a claim for extraction holds before the next sync may
+    /// re-enqueue the document.
+    pub fn with_lease(mut self, lease: std::time::Duration) -> Self {
+        self.lease_ms = lease.as_millis() as i64;
+        self
     }
 
     /// Closes the pool, flushing SQLite's WAL.
@@ -78,13 +91,19 @@ impl StateStore for SqlStateStore {
         let size: i64 = row.try_get(1)?;
         let status = parse_status(&obj.id, &row.try_get::<String, _>(2)?)?;
         let generation: i64 = row.try_get(3)?;
+        let lease: Option<i64> = row.try_get(4)?;
         if etag == obj.etag && size == obj.size && status != DocStatus::Deleted {
             sqlx::query(include_str!("sql/observe_seen.sql"))
                 .bind(obj.id.as_str())
                 .bind(run)
                 .execute(&self.pool)
                 .await?;
-            return Ok(if status.is_pending() { Observation::Pending { generation } } else { Observation::Unchanged });
+            let stalled = status == DocStatus::Extracting && lease.is_some_and(|l| l < now);
+            return Ok(match () {
+                _ if stalled => Observation::Stalled { generation },
+                _ if status.is_pending() => Observation::Pending { generation },
+                _ => Observation::Unchanged,
+            });
         }
         let changed = sqlx::query(include_str!("sql/observe_changed.sql"))
             .bind(obj.id.as_str())
@@ -111,10 +130,12 @@ impl StateStore for SqlStateStore {
     }
 
     async fn begin_extract(&self, id: &DocumentId, generation: i64) -> Result<bool, StateError> {
+        let now = now_ms();
         let r = sqlx::query(include_str!("sql/begin_extract.sql"))
             .bind(id.as_str())
             .bind(generation)
-            .bind(now_ms())
+            .bind(now)
+            .bind(now + self.lease_ms)
             .execute(&self.pool)
             .await?;
         Ok(r.rows_affected() == 1)

@@ -27,3 +27,9 @@ fn uuid_like() -> String {
 }
 
 ragpipe_state::state_store_conformance!(fresh());
+
+#[tokio::test]
+async fn expired_extraction_leases_are_stalled() {
+    let store = fresh().await.with_lease(std::time::Duration::from_millis(50));
+    ragpipe_state::conformance::expired_extraction_leases_are_stalled(&store).await;
+}

@@ -1,1 +1,1 @@
-SELECT etag, size, status, generation FROM documents WHERE id = $1
+SELECT etag, size, status, generation, lease_expires FROM documents WHERE id = $1
