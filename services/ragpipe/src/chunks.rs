@@ -38,7 +38,7 @@ pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Finds a document by id, URI or path.
-async fn resolve(state: &dyn StateStore, arg: &str) -> anyhow::Result<DocumentId> {
+pub(crate) async fn resolve(state: &dyn StateStore, arg: &str) -> anyhow::Result<DocumentId> {
     let direct = DocumentId::from_raw(arg);
     if state.get(&direct).await?.is_some() {
         return Ok(direct);

@@ -39,6 +39,8 @@ pub enum Command {
     Chunks(ChunksArgs),
     /// Score retrieval against a golden set, or compare two runs (--compare A B).
     Eval(EvalArgs),
+    /// Queue failed documents again (new generation, attempts reset).
+    Retry(RetryArgs),
     /// Distributed mode: one coordinator run over `[distributed]` (S3 or a
     /// folder, PostgreSQL, RabbitMQ); prints new/changed/deleted counts.
     Sync(SyncArgs),
@@ -57,6 +59,21 @@ pub enum Command {
     /// child process started by the extractor stage.
     #[command(name = "__extract", hide = true)]
     Extract,
+}
+
+#[derive(Debug, Args)]
+pub struct RetryArgs {
+    /// Documents (path, URI or id) to retry.
+    pub documents: Vec<String>,
+    /// Every failed document.
+    #[arg(long)]
+    pub all_failed: bool,
+    /// Failed documents whose reason contains TEXT.
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// Print what was queued as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -42,14 +42,15 @@ pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>
 /// The document state: PostgreSQL when `distributed.state_url` is set,
 /// else the embedded SQLite file in the data directory.
 pub async fn open_state(config: &Config) -> anyhow::Result<Arc<SqlStateStore>> {
+    let lease = std::time::Duration::from_secs(config.workers.lease_secs.max(1));
     if let Some(url) = &config.distributed.state_url {
         let store =
             SqlStateStore::connect(url).await.context("connecting to the state store (distributed.state_url)")?;
-        return Ok(Arc::new(store));
+        return Ok(Arc::new(store.with_lease(lease)));
     }
     std::fs::create_dir_all(&config.data_dir).with_context(|| format!("creating {}", config.data_dir.display()))?;
     let url = format!("sqlite://{}", config.data_dir.join("state.db").display());
-    Ok(Arc::new(SqlStateStore::connect(&url).await?))
+    Ok(Arc::new(SqlStateStore::connect(&url).await?.with_lease(lease)))
 }
 
 /// The collection this build writes and searches: sealed to model, dims and

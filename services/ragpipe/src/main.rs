@@ -8,6 +8,7 @@ mod cli;
 mod embedded;
 mod eval;
 mod ingest;
+mod retry;
 mod search;
 mod serve;
 mod status;
@@ -55,6 +56,7 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Chunks(args) => chunks::run(config, args).await,
             Command::Text(args) => text::run(config, args),
             Command::Sync(args) => serve::sync(config, args).await,
+            Command::Retry(args) => retry::run(config, args).await,
             Command::Serve { role } => serve::serve(config, role).await,
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,

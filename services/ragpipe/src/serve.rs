@@ -152,7 +152,7 @@ fn require_state(config: &Config) -> anyhow::Result<Config> {
     Ok(config.clone())
 }
 
-async fn open_queue(config: &Config) -> anyhow::Result<Arc<dyn Queue>> {
+pub(crate) async fn open_queue(config: &Config) -> anyhow::Result<Arc<dyn Queue>> {
     let d = &config.distributed;
     let url = d.amqp_url.as_deref().context("the distributed mode needs distributed.amqp_url (or RAGPIPE_AMQP_URL)")?;
     let mut options = AmqpOptions::default();

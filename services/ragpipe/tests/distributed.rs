@@ -416,5 +416,27 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     }
     unsafe { libc::kill(every.id() as i32, libc::SIGTERM) };
     assert!(every.wait().unwrap().success(), "a scheduled sync stops cleanly on SIGTERM");
+
+    // Admin retry: the failed documents whose reason matches are queued as a
+    // new generation and their jobs published; a worker fails them again.
+    let out = dep.command(&["retry", "--reason", "encrypted", "--json"]).output().unwrap();
+    assert!(out.status.success(), "retry: {}", String::from_utf8_lossy(&out.stderr));
+    let retried: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(retried["queued"].as_array().map(Vec::len), Some(1), "{retried}");
+    assert_eq!(retried["published"], true);
+    dep.start("extractor");
+    let state = dep.state().await;
+    let started = Instant::now();
+    loop {
+        let doc = state.list(None).await.unwrap().into_iter().find(|d| name(d) == "encrypted.pdf").unwrap();
+        if doc.generation == before["encrypted.pdf"] + 1 && doc.status == DocStatus::Failed {
+            assert_eq!(doc.failure_reason.as_deref(), Some("encrypted PDF"));
+            assert_eq!(doc.attempts, 1, "attempts start again");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "retried document not processed: {doc:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    dep.stop("extractor", false);
     dep.remove().await;
 }

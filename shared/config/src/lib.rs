@@ -135,6 +135,9 @@ pub struct WorkersConfig {
     /// Deliveries of one extract job before its document is failed with the
     /// last reason (transient errors, or workers dying mid-document).
     pub max_attempts: i64,
+    /// How long a worker's claim on a document it extracts holds; a document
+    /// still extracting after that is enqueued again by the next sync.
+    pub lease_secs: u64,
 }
 
 impl Default for Config {
@@ -187,7 +190,14 @@ impl Default for LimitsConfig {
 
 impl Default for WorkersConfig {
     fn default() -> Self {
-        WorkersConfig { extractors: 2, embedders: 1, embed_batch: 32, queue_capacity: 256, max_attempts: 5 }
+        WorkersConfig {
+            extractors: 2,
+            embedders: 1,
+            embed_batch: 32,
+            queue_capacity: 256,
+            max_attempts: 5,
+            lease_secs: 900,
+        }
     }
 }
 

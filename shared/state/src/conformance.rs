@@ -116,10 +116,33 @@ pub async fn failures_are_recorded(store: &dyn StateStore) {
     assert!(store.get(&DocumentId::from_raw("nope")).await.unwrap().is_none());
 }
 
+/// A failed document is retried as a new generation with attempts reset,
+/// exactly once; documents that are not failed are left alone.
+pub async fn failed_documents_can_be_retried(store: &dyn StateStore) {
+    let (a, b) = (observed("a.md", "v1"), observed("b.bin", "v1"));
+    store.observe(&a, 1).await.unwrap();
+    store.observe(&b, 1).await.unwrap();
+    store.begin_extract(&b.id, 1).await.unwrap();
+    store.fail(&b.id, 1, Stage::Extract, "unsupported type: .bin").await.unwrap();
+    let retried = store.retry(&b.id).await.unwrap().expect("failed documents can be retried");
+    assert_eq!((retried.uri.as_str(), retried.key.as_str(), retried.generation), (b.uri.as_str(), "b.bin", 2));
+    let doc = store.get(&b.id).await.unwrap().unwrap();
+    assert_eq!((doc.status, doc.generation, doc.attempts, doc.failure_reason), (DocStatus::Queued, 2, 0, None));
+    assert_eq!(store.retry(&b.id).await.unwrap(), None, "queued once");
+    assert_eq!(store.retry(&a.id).await.unwrap(), None, "a queued document is not failed");
+    assert!(!store.begin_extract(&b.id, 1).await.unwrap(), "the old generation's job is stale");
+    assert!(store.begin_extract(&b.id, 2).await.unwrap());
+}
+
 /// Runs every check, each on a fresh store from `fresh`.
 #[macro_export]
 macro_rules! state_store_conformance {
     ($fresh:expr) => {
+        #[tokio::test]
+        async fn failed_documents_can_be_retried() {
+            let s = $fresh.await;
+            $crate::conformance::failed_documents_can_be_retried(&s).await;
+        }
         #[tokio::test]
         async fn observe_diffs_versions() {
             let s = $fresh.await;

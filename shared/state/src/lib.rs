@@ -130,4 +130,16 @@ pub trait StateStore: Send + Sync {
     async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError>;
     /// Totals per status.
     async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError>;
+    /// Queues a failed document again as a new generation with its attempts
+    /// reset; `None` when it is not failed (so retrying twice queues once).
+    async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError>;
+}
+
+/// A failed document queued again: what its extract job needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retried {
+    pub id: DocumentId,
+    pub uri: String,
+    pub key: String,
+    pub generation: i64,
 }

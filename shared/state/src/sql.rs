@@ -1,6 +1,6 @@
 //! The SQL adapter, for SQLite (embedded) and PostgreSQL (distributed).
 
-use crate::{BatchStats, Completion, Extracted, Observation, Observed, StateError, StateStore, StatusCount};
+use crate::{BatchStats, Completion, Extracted, Observation, Observed, Retried, StateError, StateStore, StatusCount};
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -229,6 +229,15 @@ impl StateStore for SqlStateStore {
         let rows =
             sqlx::query(include_str!("sql/select_documents.sql")).bind("").bind(status).fetch_all(&self.pool).await?;
         rows.iter().map(doc_from_row).collect()
+    }
+
+    async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError> {
+        let r = sqlx::query(include_str!("sql/retry.sql")).bind(id.as_str()).bind(now_ms()).execute(&self.pool).await?;
+        if r.rows_affected() != 1 {
+            return Ok(None);
+        }
+        let row = sqlx::query(include_str!("sql/retried.sql")).bind(id.as_str()).fetch_one(&self.pool).await?;
+        Ok(Some(Retried { id: id.clone(), uri: row.try_get(0)?, key: row.try_get(1)?, generation: row.try_get(2)? }))
     }
 
     async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError> {

@@ -1,0 +1,1 @@
+SELECT uri, source_key, generation FROM documents WHERE id = $1
