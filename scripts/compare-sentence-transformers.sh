@@ -154,19 +154,9 @@ mkdir -p "$CACHE"
 exec 8>"$CACHE/.st-venv.lock"
 flock 8
 if ! st_venv_ok; then
-  # The hashes are for cp311 manylinux x86_64 wheels, as in provision-model.sh.
-  PY_OK='import sys, platform; sys.exit(not (sys.version_info[:2] == (3, 11) and sys.platform == "linux" and platform.machine() == "x86_64"))'
-  PYTHON="${RAGPIPE_PYTHON:-}"
-  if [[ -z "$PYTHON" ]]; then
-    for candidate in python3.11 python3; do
-      if command -v "$candidate" >/dev/null && "$candidate" -c "$PY_OK" 2>/dev/null; then
-        PYTHON="$candidate"; break
-      fi
-    done
-  fi
-  if [[ -z "$PYTHON" ]] || ! "$PYTHON" -c "$PY_OK"; then
-    die "need CPython 3.11 on linux x86_64 (set RAGPIPE_PYTHON); the pinned wheel hashes are for that platform"
-  fi
+  # shellcheck source=lib/python.sh
+  source "$ROOT/scripts/lib/python.sh"
+  find_python
 
   log "installing sentence-transformers + torch into $ST_VENV (about 3 GB download, ~5 GB on disk)"
   rm -rf "$ST_VENV"

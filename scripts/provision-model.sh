@@ -103,20 +103,9 @@ if up_to_date; then
 fi
 
 # ---- interpreter ----------------------------------------------------------
-# The hashes in model-requirements.txt are for cp311 manylinux x86_64 wheels;
-# any other interpreter would fail deep inside pip, so fail here instead.
-PY_OK='import sys, platform; sys.exit(not (sys.version_info[:2] == (3, 11) and sys.platform == "linux" and platform.machine() == "x86_64"))'
-PYTHON="${RAGPIPE_PYTHON:-}"
-if [[ -z "$PYTHON" ]]; then
-  for candidate in python3.11 python3; do
-    if command -v "$candidate" >/dev/null && "$candidate" -c "$PY_OK" 2>/dev/null; then
-      PYTHON="$candidate"; break
-    fi
-  done
-fi
-if [[ -z "$PYTHON" ]] || ! "$PYTHON" -c "$PY_OK"; then
-  die "need CPython 3.11 on linux x86_64 (set RAGPIPE_PYTHON); the pinned wheel hashes are for that platform"
-fi
+# shellcheck source=lib/python.sh
+source "$SCRIPTS/lib/python.sh"
+find_python
 
 # ---- wheels ---------------------------------------------------------------
 mkdir -p "$WHEELS"
