@@ -8,8 +8,8 @@
 use ragpipe_core::{DeleteJob, DocumentId, ExtractJob, Job, SCHEMA_VERSION};
 use ragpipe_queue::{Queue, QueueError, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
-use ragpipe_state::{Observation, Observed, StateError, StateStore};
-use std::time::{SystemTime, UNIX_EPOCH};
+use ragpipe_state::{Observation, Observed, StateError, StateStore, SyncRun};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CoordinatorError {
@@ -19,6 +19,13 @@ pub enum CoordinatorError {
     State(#[from] StateError),
     #[error(transparent)]
     Queue(#[from] QueueError),
+    /// Another sync run holds the lock: this one did nothing.
+    #[error("another sync is running: run {} by {} on {}", .0.run, .0.holder, .0.source)]
+    Busy(Box<SyncRun>),
+    /// This run's lock lease ran out and another run took it over; it stopped
+    /// before deleting anything.
+    #[error("sync run {0} lost its lock (it stalled longer than its lease) and stopped")]
+    LockLost(i64),
 }
 
 /// What one sync run found and did.
@@ -41,15 +48,29 @@ impl SyncReport {
 }
 
 /// Options of a sync run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct SyncOptions {
     /// Re-enqueue documents left queued/extracting/embedding. Right for the
     /// embedded mode, whose in-memory queue died with the previous process;
     /// the distributed mode relies on leases instead.
     pub resume_pending: bool,
+    /// How long the sync lock holds without renewal; a run renews it as it
+    /// goes, so only a dead (or frozen) coordinator lets it expire.
+    pub lock_lease: Duration,
 }
 
-/// Runs one sync: list, diff, enqueue, then mark what was not seen as deleted.
+impl Default for SyncOptions {
+    fn default() -> Self {
+        SyncOptions { resume_pending: false, lock_lease: Duration::from_secs(60) }
+    }
+}
+
+/// Runs one sync: take the sync lock, list, diff, enqueue, mark what was
+/// not seen as deleted, record the run. Runs never overlap, whatever starts
+/// them (a schedule, a cron job, a person): a run that finds the lock held
+/// returns [`CoordinatorError::Busy`] having done nothing. A run that dies
+/// leaves its lock to expire and its documents to the next run, which sees
+/// every object again (observing is idempotent) and is the one that deletes.
 pub async fn sync_once(
     source: &dyn ObjectSource,
     state: &dyn StateStore,
@@ -58,9 +79,47 @@ pub async fn sync_once(
 ) -> Result<SyncReport, CoordinatorError> {
     // Sync runs are ordered by start time; `last_seen < run` finds the missing.
     let run = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+    let root = source.root();
+    if let Err(holder) = state.begin_sync(run, &root, &holder(), opts.lock_lease).await? {
+        return Err(CoordinatorError::Busy(Box::new(holder)));
+    }
+    let result = diff_and_enqueue(source, state, queue, opts, run).await;
+    let outcome = match &result {
+        Ok(report) => Ok(serde_json::to_string(report).unwrap_or_default()),
+        Err(e) => Err(e.to_string()),
+    };
+    if !matches!(result, Err(CoordinatorError::LockLost(_))) {
+        state.finish_sync(run, outcome.as_deref().map_err(String::as_str)).await?;
+    }
+    result
+}
+
+/// Who runs this sync, as recorded with its lock: host and process id.
+fn holder() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "unknown-host".into());
+    format!("{host}:{}", std::process::id())
+}
+
+async fn diff_and_enqueue(
+    source: &dyn ObjectSource,
+    state: &dyn StateStore,
+    queue: &dyn Queue,
+    opts: SyncOptions,
+    run: i64,
+) -> Result<SyncReport, CoordinatorError> {
     let mut report = SyncReport::default();
+    let mut renewed = Instant::now();
     let mut listing = source.list();
     while let Some(item) = listing.recv().await {
+        if renewed.elapsed() > opts.lock_lease / 3 {
+            if !state.renew_sync(run, opts.lock_lease).await? {
+                return Err(CoordinatorError::LockLost(run));
+            }
+            renewed = Instant::now();
+        }
         let meta = item?;
         report.listed += 1;
         let id = DocumentId::from_uri(&meta.uri);
@@ -103,11 +162,14 @@ pub async fn sync_once(
         });
         queue.publish(Topic::Extract, job.to_bytes()).await?;
     }
+    if !state.renew_sync(run, opts.lock_lease).await? {
+        return Err(CoordinatorError::LockLost(run));
+    }
     for id in state.mark_missing(run).await? {
         report.deleted += 1;
         let job = Job::Delete(DeleteJob { schema_version: SCHEMA_VERSION, document_id: id });
         queue.publish(Topic::Embed, job.to_bytes()).await?;
     }
-    tracing::info!(?report, source = %source.root(), "sync finished");
+    tracing::info!(?report, source = %source.root(), run, "sync finished");
     Ok(report)
 }

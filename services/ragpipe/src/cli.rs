@@ -39,15 +39,22 @@ pub enum Command {
     Chunks(ChunksArgs),
     /// Score retrieval against a golden set, or compare two runs (--compare A B).
     Eval(EvalArgs),
+    /// List documents with status, failure stage and reason, attempts,
+    /// chunks, model and versions; filter by status, reason, kind, staleness.
+    Documents(DocumentsArgs),
     /// Queue failed documents again (new generation, attempts reset).
     Retry(RetryArgs),
     /// Distributed mode: one coordinator run over `[distributed]` (S3 or a
     /// folder, PostgreSQL, RabbitMQ); prints new/changed/deleted counts.
     Sync(SyncArgs),
-    /// Distributed mode: run a worker until SIGTERM.
+    /// Distributed mode: run a worker until SIGTERM; `admin` serves the admin
+    /// API and web page (either mode).
     Serve {
         #[arg(value_enum)]
         role: ServeRole,
+        /// Admin only: address to listen on (default: admin.listen).
+        #[arg(long)]
+        listen: Option<String>,
     },
     /// A file's canonical text as the extractors make it (what `#char` counts
     /// in), without indexing it; `--json` prints the whole document.
@@ -61,16 +68,59 @@ pub enum Command {
     Extract,
 }
 
+/// Which documents: the filter `documents`, `retry` and the admin API share.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// queued, extracting, embedding, indexed, failed or deleted.
+    #[arg(long, value_parser = parse_status)]
+    pub status: Option<ragpipe_core::DocStatus>,
+    /// Failure reason contains TEXT (case-insensitive).
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// html, markdown, text, pdf, spreadsheet, csv, code or audio.
+    #[arg(long, value_parser = parse_kind)]
+    pub kind: Option<ragpipe_core::Kind>,
+}
+
+impl FilterArgs {
+    pub fn filter(&self, stale: bool) -> ragpipe_admin::Filter {
+        ragpipe_admin::Filter { status: self.status, reason: self.reason.clone(), kind: self.kind, stale }
+    }
+}
+
+fn parse_status(s: &str) -> Result<ragpipe_core::DocStatus, String> {
+    ragpipe_core::DocStatus::parse(s).ok_or_else(|| {
+        let all: Vec<_> = ragpipe_core::DocStatus::ALL.iter().map(|s| s.as_str()).collect();
+        format!("not a status; one of {}", all.join(", "))
+    })
+}
+
+fn parse_kind(s: &str) -> Result<ragpipe_core::Kind, String> {
+    ragpipe_core::Kind::parse(s)
+        .ok_or_else(|| "not a kind: html, markdown, text, pdf, spreadsheet, csv, code or audio".into())
+}
+
+#[derive(Debug, Args)]
+pub struct DocumentsArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Only documents indexed with another model or pipeline version.
+    #[arg(long)]
+    pub stale: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct RetryArgs {
     /// Documents (path, URI or id) to retry.
     pub documents: Vec<String>,
-    /// Every failed document.
+    /// Every failed document (same as `--status failed`).
     #[arg(long)]
     pub all_failed: bool,
-    /// Failed documents whose reason contains TEXT.
-    #[arg(long)]
-    pub reason: Option<String>,
+    /// Failed documents matching these (the status can only be `failed`).
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Print what was queued as JSON.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +143,9 @@ pub enum ServeRole {
     Extractor,
     /// Consumes embed and delete jobs: embed, upsert, count, mark indexed.
     Embedder,
+    /// The admin HTTP API (`/api`, `/openapi.json`), web page (`/`) and probes
+    /// (`/healthz`, `/readyz`); in the embedded mode too.
+    Admin,
 }
 
 #[derive(Debug, Args)]
@@ -114,6 +167,10 @@ pub struct IngestArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Ingest again this long after each run ends (`15m`, `1h`), until
+    /// SIGTERM: the embedded form of `ragpipe sync --every`.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub every: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Args)]

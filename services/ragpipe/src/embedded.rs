@@ -63,6 +63,16 @@ pub fn collection(embedder: &dyn Embedder) -> CollectionSpec {
     }
 }
 
+/// The collection of the configured model without loading it (for tools
+/// that only read).
+pub fn configured_collection(config: &Config) -> CollectionSpec {
+    CollectionSpec {
+        model: variant(config).recorded_name(),
+        dims: ragpipe_embed::MODEL_DIMS,
+        pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
+    }
+}
+
 /// The vector store: a Qdrant server when `distributed.qdrant_url` is set
 /// (searches read through the `{namespace}_chunks` alias), else the embedded
 /// qdrant-edge store in the data directory.

@@ -39,7 +39,27 @@ struct Failure {
     reason: String,
 }
 
+/// One ingest run; with `--every`, one run after another (a fresh pipeline
+/// each time, never overlapping: the sync lock) until SIGTERM or Ctrl-C.
 pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    let Some(every) = args.every else {
+        return ingest_once(&config, &args).await;
+    };
+    let stop = crate::serve::shutdown();
+    tokio::pin!(stop);
+    loop {
+        if let Err(e) = ingest_once(&config, &args).await {
+            tracing::error!(error = %format!("{e:#}"), "ingest run failed; the next run retries");
+        }
+        tokio::select! {
+            _ = &mut stop => return Ok(ExitCode::SUCCESS),
+            _ = tokio::time::sleep(every) => {}
+        }
+    }
+}
+
+async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+    let config = config.clone();
     let started = Instant::now();
     let embedder = embedded::load_embedder(&config)?;
     let tokenizer = embedded::load_tokenizer(&config)?;
@@ -67,7 +87,7 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
         .collect();
 
     let progress = Progress::start(state.clone(), args.quiet || args.json);
-    let opts = SyncOptions { resume_pending: true };
+    let opts = SyncOptions { resume_pending: true, ..SyncOptions::default() };
     let report = sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await;
     // Close the queues in pipeline order so every stage drains before it stops,
     // even when the sync failed half-way.

@@ -2,9 +2,11 @@
 //! arguments, sets up logging and dispatches; the work lives in the stage
 //! libraries, wired to embedded adapters in `embedded.rs`.
 
+mod admin;
 mod bench;
 mod chunks;
 mod cli;
+mod documents;
 mod embedded;
 mod eval;
 mod ingest;
@@ -15,7 +17,7 @@ mod status;
 mod text;
 
 use clap::Parser;
-use cli::{BenchCommand, Cli, Command};
+use cli::{BenchCommand, Cli, Command, ServeRole};
 
 fn main() -> std::process::ExitCode {
     // Behave like a Unix tool when piped into `head`: exit quietly on a
@@ -56,8 +58,10 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Chunks(args) => chunks::run(config, args).await,
             Command::Text(args) => text::run(config, args),
             Command::Sync(args) => serve::sync(config, args).await,
+            Command::Documents(args) => documents::run(config, args).await,
             Command::Retry(args) => retry::run(config, args).await,
-            Command::Serve { role } => serve::serve(config, role).await,
+            Command::Serve { role: ServeRole::Admin, listen } => admin::serve(config, listen).await,
+            Command::Serve { role, .. } => serve::serve(config, role).await,
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,

@@ -2,62 +2,44 @@
 //! with its attempts reset. In the distributed mode (`distributed.amqp_url`)
 //! their extract jobs are published at once; in the embedded mode the next
 //! `ragpipe ingest` of their folder processes them. Idempotent: a document
-//! already queued is not queued twice.
+//! already queued is not queued twice. The same function serves the admin API.
 
 use crate::cli::RetryArgs;
-use crate::{chunks, embedded, serve};
+use crate::{admin, chunks};
 use anyhow::bail;
 use ragpipe_config::Config;
-use ragpipe_core::{DocStatus, ExtractJob, Job, SCHEMA_VERSION};
-use ragpipe_queue::Topic;
-use ragpipe_state::StateStore;
+use ragpipe_core::DocStatus;
 use std::process::ExitCode;
 
 pub async fn run(config: Config, args: RetryArgs) -> anyhow::Result<ExitCode> {
-    if args.documents.is_empty() && !args.all_failed && args.reason.is_none() {
-        bail!("name documents to retry, or pass --all-failed or --reason TEXT");
+    let f = &args.filter;
+    let by_filter = args.all_failed || f.status.is_some() || f.reason.is_some() || f.kind.is_some();
+    if args.documents.is_empty() && !by_filter {
+        bail!("name documents to retry, or select them: --all-failed, --status failed, --reason TEXT, --kind K");
     }
-    let state = embedded::open_state(&config).await?;
+    if f.status.is_some_and(|s| s != DocStatus::Failed) {
+        bail!("only failed documents can be retried (--status failed)");
+    }
+    let admin = admin::build(&config).await?;
     let mut targets = Vec::new();
-    if args.all_failed || args.reason.is_some() {
-        for doc in state.list(Some(DocStatus::Failed)).await? {
-            let reason = doc.failure_reason.as_deref().unwrap_or_default();
-            if args.reason.as_deref().is_none_or(|r| reason.contains(r)) {
-                targets.push(doc.id);
-            }
-        }
+    if by_filter {
+        let mut filter = f.filter(false);
+        filter.status = Some(DocStatus::Failed);
+        targets.extend(admin.select(&filter).await?.into_iter().map(|d| d.id));
     }
     for doc in &args.documents {
-        targets.push(chunks::resolve(state.as_ref(), doc).await?);
+        targets.push(chunks::resolve(admin.state.as_ref(), doc).await?);
     }
-    let queue = match config.distributed.amqp_url {
-        Some(_) => Some(serve::open_queue(&config).await?),
-        None => None,
-    };
-    let mut queued = Vec::new();
-    for id in targets {
-        let Some(r) = state.retry(&id).await? else { continue };
-        if let Some(queue) = &queue {
-            let job = ExtractJob {
-                schema_version: SCHEMA_VERSION,
-                document_id: r.id.clone(),
-                uri: r.uri.clone(),
-                key: r.key.clone(),
-                generation: r.generation,
-            };
-            queue.publish(Topic::Extract, Job::Extract(job).to_bytes()).await?;
-        }
-        queued.push(serde_json::json!({"id": r.id.to_string(), "document": r.uri, "generation": r.generation}));
-    }
+    let report = admin.retry(&targets).await?;
     if args.json {
-        println!("{}", serde_json::json!({ "queued": queued, "published": queue.is_some() }));
+        println!("{}", serde_json::to_string(&report)?);
     } else {
-        for q in &queued {
-            println!("queued {} (generation {})", q["document"].as_str().unwrap_or_default(), q["generation"]);
+        for q in &report.queued {
+            println!("queued {} (generation {})", q.source, q.generation);
         }
         let how =
-            if queue.is_some() { "extract jobs published" } else { "run `ragpipe ingest <folder>` to process them" };
-        println!("{} document(s) queued; {how}", queued.len());
+            if report.published { "extract jobs published" } else { "run `ragpipe ingest <folder>` to process them" };
+        println!("{} document(s) queued; {how}", report.queued.len());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,7 +13,7 @@ use crate::cli::{ServeRole, SyncArgs};
 use crate::{embedded, ingest};
 use anyhow::{Context, bail};
 use ragpipe_config::Config;
-use ragpipe_coordinator::{SyncOptions, sync_once};
+use ragpipe_coordinator::{CoordinatorError, SyncOptions, sync_once};
 use ragpipe_embedder::EmbedStage;
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
 use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue, QueueError};
@@ -26,8 +26,10 @@ use tokio::task::JoinHandle;
 
 /// Sync runs: list the source, diff against state, publish jobs; each run
 /// prints its new/changed/deleted/unchanged counts as one JSON line. With
-/// `--every`, runs follow one another (never overlapping) until SIGTERM; a
-/// failed run is logged and the next one tries again.
+/// `--every`, runs follow one another until SIGTERM; a failed run is logged
+/// and the next one tries again. Runs never overlap, across processes too
+/// (the state store's sync lock): a run that finds another at work prints
+/// `{"skipped": …, "held_by": …}` and does nothing.
 pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
     let source = open_source(args.source.as_deref().or(config.distributed.source.as_deref()))?;
     let state = embedded::open_state(&require_state(&config)?).await?;
@@ -35,9 +37,14 @@ pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
     let stop = shutdown();
     tokio::pin!(stop);
     loop {
-        let opts = SyncOptions { resume_pending: false };
+        let opts = SyncOptions { resume_pending: false, ..SyncOptions::default() };
         match sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await {
             Ok(report) => println!("{}", serde_json::to_string(&report)?),
+            // Another run (a second scheduler, a manual run) is at work: not
+            // an error for a cron job, but visible.
+            Err(CoordinatorError::Busy(held)) => {
+                println!("{}", serde_json::json!({ "skipped": "another sync is running", "held_by": held }));
+            }
             Err(e) if args.every.is_some() => tracing::error!(error = %e, "sync run failed; the next run retries"),
             Err(e) => return Err(e.into()),
         }
@@ -101,12 +108,23 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
                 Ok((0..n).map(|_| tokio::spawn(ragpipe_embedder::run(stage.clone(), stopped()))).collect())
             })
         }
+        ServeRole::Admin => bail!("the admin role is served by `admin::serve`, it has no queue workers"),
     };
     let workers = match role {
         ServeRole::Extractor => config.workers.extractors,
         ServeRole::Embedder => config.workers.embedders,
+        ServeRole::Admin => 0,
     }
     .max(1);
+    let (ready_tx, ready) = tokio::sync::watch::channel(false);
+    if let Some(addr) = &config.workers.health_listen {
+        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+        let mut probe_stop = stop.clone();
+        let stopped = async move {
+            let _ = probe_stop.wait_for(|s| *s).await;
+        };
+        tokio::spawn(ragpipe_admin::serve_probes(listener, ready, stopped));
+    }
     let mut backoff = RECONNECT_MIN;
     loop {
         if *stop.borrow() {
@@ -115,6 +133,7 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
         match open_queue(&config).await {
             Ok(queue) => {
                 let tasks = worker(queue, workers)?;
+                let _ = ready_tx.send(true);
                 tracing::info!(?role, workers, "serving");
                 let mut lost = None;
                 for task in tasks {
@@ -122,6 +141,7 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
                         lost = Some(e);
                     }
                 }
+                let _ = ready_tx.send(false);
                 if *stop.borrow() {
                     break;
                 }
@@ -173,7 +193,7 @@ fn open_source(uri: Option<&str>) -> anyhow::Result<Arc<dyn ObjectSource>> {
 }
 
 /// Resolves on SIGTERM or Ctrl-C.
-async fn shutdown() {
+pub(crate) async fn shutdown() {
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(s) => s,
         Err(_) => return std::future::pending().await,

@@ -4,7 +4,6 @@ use crate::cli::StatusArgs;
 use crate::embedded;
 use ragpipe_config::Config;
 use ragpipe_core::{DocStatus, PIPELINE_VERSION};
-use ragpipe_embed::{MODEL_NAME, ModelVariant};
 use ragpipe_state::StateStore;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -32,10 +31,7 @@ struct Entry {
 
 pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&config).await?;
-    let model = match embedded::variant(&config) {
-        ModelVariant::Fp32 => MODEL_NAME.to_string(),
-        ModelVariant::Int8 => format!("{MODEL_NAME}-int8"),
-    };
+    let model = embedded::variant(&config).recorded_name();
     let counts = state.counts().await?;
     let mut documents: BTreeMap<&'static str, i64> = DocStatus::ALL.iter().map(|s| (s.as_str(), 0)).collect();
     for (s, c) in &counts {

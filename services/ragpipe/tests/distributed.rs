@@ -417,6 +417,23 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     unsafe { libc::kill(every.id() as i32, libc::SIGTERM) };
     assert!(every.wait().unwrap().success(), "a scheduled sync stops cleanly on SIGTERM");
 
+    // Runs never overlap: while another coordinator holds the sync lock, a
+    // run does nothing and says who holds it; once that coordinator is gone
+    // (its lease ran out) the next run works and the dead one is abandoned.
+    let state = dep.state().await;
+    let lease = std::time::Duration::from_millis(1500);
+    state.begin_sync(1, "s3://elsewhere", "other-host:42", lease).await.unwrap().expect("the lock is free");
+    let skipped = dep.sync();
+    assert_eq!(skipped["held_by"]["holder"], "other-host:42", "{skipped}");
+    assert!(skipped.get("new").is_none(), "a refused run lists nothing: {skipped}");
+    std::thread::sleep(lease);
+    let report = dep.sync();
+    assert_eq!(report["listed"].as_u64(), Some(9), "{report}");
+    let runs = state.sync_runs(50).await.unwrap();
+    let abandoned = runs.iter().find(|r| r.run == 1).unwrap();
+    assert_eq!(abandoned.state, ragpipe_state::SyncRunState::Abandoned);
+    assert!(runs.iter().filter(|r| r.run != 1).all(|r| r.state == ragpipe_state::SyncRunState::Finished), "{runs:?}");
+
     // Admin retry: the failed documents whose reason matches are queued as a
     // new generation and their jobs published; a worker fails them again.
     let out = dep.command(&["retry", "--reason", "encrypted", "--json"]).output().unwrap();

@@ -26,7 +26,7 @@ fn failed_documents_are_retried_by_the_next_ingest() {
     assert_eq!(code, 0);
     let queued = retried["queued"].as_array().unwrap();
     assert_eq!(queued.len(), 1, "{retried}");
-    assert!(queued[0]["document"].as_str().unwrap().ends_with("/empty.txt"));
+    assert!(queued[0]["source"].as_str().unwrap().ends_with("/empty.txt"));
     assert_eq!((queued[0]["generation"].as_i64(), retried["published"].as_bool()), (Some(2), Some(false)));
     let (_, again) = ragpipe(data.path(), &["retry", "--all-failed", "--json"]);
     assert_eq!(again["queued"], serde_json::json!([]), "already queued: nothing to do");

@@ -17,6 +17,24 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub workers: WorkersConfig,
     pub distributed: DistributedConfig,
+    pub admin: AdminConfig,
+}
+
+/// `ragpipe serve admin`: the admin HTTP API and web page.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AdminConfig {
+    /// Address to listen on. Env: `RAGPIPE_ADMIN_LISTEN`.
+    pub listen: String,
+    /// Bearer token every API call must carry. Without one the server only
+    /// starts on a loopback address. Env: `RAGPIPE_ADMIN_TOKEN`.
+    pub token: Option<String>,
+}
+
+impl Default for AdminConfig {
+    fn default() -> Self {
+        AdminConfig { listen: "127.0.0.1:8080".into(), token: None }
+    }
 }
 
 /// The distributed mode's engines (`ragpipe sync`, `ragpipe serve <role>`).
@@ -138,6 +156,10 @@ pub struct WorkersConfig {
     /// How long a worker's claim on a document it extracts holds; a document
     /// still extracting after that is enqueued again by the next sync.
     pub lease_secs: u64,
+    /// Where `serve extractor|embedder` answer `/healthz` and `/readyz`
+    /// (e.g. `0.0.0.0:9090` in a pod); unset = no probe server.
+    /// Env: `RAGPIPE_HEALTH_LISTEN`.
+    pub health_listen: Option<String>,
 }
 
 impl Default for Config {
@@ -150,6 +172,7 @@ impl Default for Config {
             limits: LimitsConfig::default(),
             workers: WorkersConfig::default(),
             distributed: DistributedConfig::default(),
+            admin: AdminConfig::default(),
         }
     }
 }
@@ -197,6 +220,7 @@ impl Default for WorkersConfig {
             queue_capacity: 256,
             max_attempts: 5,
             lease_secs: 900,
+            health_listen: None,
         }
     }
 }
@@ -270,10 +294,15 @@ impl Config {
             ("RAGPIPE_SOURCE", &mut d.source),
             ("RAGPIPE_QDRANT_URL", &mut d.qdrant_url),
             ("RAGPIPE_QDRANT_API_KEY", &mut d.qdrant_api_key),
+            ("RAGPIPE_ADMIN_TOKEN", &mut self.admin.token),
+            ("RAGPIPE_HEALTH_LISTEN", &mut self.workers.health_listen),
         ] {
             if let Some(v) = get(name) {
                 *field = Some(v);
             }
+        }
+        if let Some(v) = get("RAGPIPE_ADMIN_LISTEN") {
+            self.admin.listen = v;
         }
         Ok(())
     }

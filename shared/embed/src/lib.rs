@@ -15,6 +15,20 @@ pub use tokenizer::{Encoded, WordPieceTokenizer};
 /// The embedding model's name as recorded in state and collection names.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 
+/// Dimensions of the model's sentence embeddings.
+pub const MODEL_DIMS: usize = 384;
+
+impl ModelVariant {
+    /// The name state and collections record for this variant: the int8
+    /// variant's vectors differ slightly, so they are never mixed.
+    pub fn recorded_name(self) -> String {
+        match self {
+            ModelVariant::Fp32 => MODEL_NAME.to_string(),
+            ModelVariant::Int8 => format!("{MODEL_NAME}-int8"),
+        }
+    }
+}
+
 /// Embeddings of a batch of texts, in input order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embeddings {

@@ -2,7 +2,7 @@
 //! padded to their longest member, mean-pool over the attention mask and
 //! L2-normalise, exactly as sentence-transformers does.
 
-use crate::{EmbedError, Embedder, Embeddings, ModelFiles, ModelVariant, WordPieceTokenizer};
+use crate::{EmbedError, Embedder, Embeddings, ModelFiles, WordPieceTokenizer};
 use ndarray::Array2;
 use ort::environment::Environment;
 use ort::session::Session;
@@ -46,11 +46,14 @@ impl OnnxEmbedder {
             .with_intra_threads(threads)
             .map_err(|e| EmbedError::Inference(e.to_string()))?
             .commit_from_file(&files.onnx)?;
-        let name = match files.variant {
-            ModelVariant::Fp32 => crate::MODEL_NAME.to_string(),
-            ModelVariant::Int8 => format!("{}-int8", crate::MODEL_NAME),
-        };
-        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, name, dims: 384, batch_size: batch_size.max(1) })
+        let name = files.variant.recorded_name();
+        Ok(OnnxEmbedder {
+            session: Mutex::new(session),
+            tokenizer,
+            name,
+            dims: crate::MODEL_DIMS,
+            batch_size: batch_size.max(1),
+        })
     }
 
     /// The tokenizer the model uses, for chunkers to measure with.

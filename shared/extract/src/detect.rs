@@ -38,6 +38,12 @@ pub fn extension(name: &str) -> String {
     base.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default()
 }
 
+/// The kind a file name's extension promises (content not checked): what
+/// admin tools show for a document that failed before it was detected.
+pub fn kind_for_name(name: &str) -> Option<Kind> {
+    kind_for_extension(&extension(name))
+}
+
 fn kind_for_extension(ext: &str) -> Option<Kind> {
     Some(match ext {
         "html" | "htm" | "xhtml" => Kind::Html,

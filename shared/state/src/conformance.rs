@@ -134,10 +134,45 @@ pub async fn failed_documents_can_be_retried(store: &dyn StateStore) {
     assert!(store.begin_extract(&b.id, 2).await.unwrap());
 }
 
+/// Sync runs never overlap: a second run is refused (and told who holds
+/// the lock) until the first finishes, or until its lease runs out because
+/// its process died, after which the dead run is reported abandoned.
+pub async fn sync_runs_never_overlap(store: &dyn StateStore) {
+    use crate::SyncRunState;
+    use std::time::Duration;
+    let long = Duration::from_secs(60);
+    store.begin_sync(1, "s3://b/p", "host-a:1", long).await.unwrap().expect("the lock is free");
+    let held = store.begin_sync(2, "s3://b/p", "host-b:2", long).await.unwrap().expect_err("run 1 holds the lock");
+    assert_eq!((held.run, held.holder.as_str(), held.state), (1, "host-a:1", SyncRunState::Running));
+    assert!(store.renew_sync(1, long).await.unwrap());
+    store.finish_sync(1, Ok(r#"{"new":3}"#)).await.unwrap();
+    // Run 3 takes the lock with a short lease and dies without finishing.
+    store.begin_sync(3, "s3://b/p", "host-b:2", Duration::from_millis(30)).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    store.begin_sync(4, "s3://b/p", "host-c:3", long).await.unwrap().expect("an expired lock is taken over");
+    assert!(!store.renew_sync(3, long).await.unwrap(), "the dead run lost its lock");
+    store.finish_sync(4, Err("listing failed: timeout")).await.unwrap();
+    let runs = store.sync_runs(10).await.unwrap();
+    let states: Vec<_> = runs.iter().map(|r| (r.run, r.state)).collect();
+    assert_eq!(
+        states,
+        [(4, SyncRunState::Failed), (3, SyncRunState::Abandoned), (1, SyncRunState::Finished)],
+        "run 2 was refused, so never recorded"
+    );
+    assert_eq!(runs[2].report.as_deref(), Some(r#"{"new":3}"#));
+    assert_eq!(runs[0].error.as_deref(), Some("listing failed: timeout"));
+    store.begin_sync(5, "s3://b/p", "host-a:1", long).await.unwrap().expect("a finished run released the lock");
+}
+
 /// Runs every check, each on a fresh store from `fresh`.
 #[macro_export]
 macro_rules! state_store_conformance {
     ($fresh:expr) => {
+        #[tokio::test]
+        async fn sync_runs_never_overlap() {
+            let s = $fresh.await;
+            $crate::conformance::sync_runs_never_overlap(&s).await;
+        }
         #[tokio::test]
         async fn failed_documents_can_be_retried() {
             let s = $fresh.await;

@@ -8,11 +8,13 @@
 
 pub mod conformance;
 mod sql;
+mod sync_runs;
 
 pub use sql::{DEFAULT_LEASE, SqlStateStore};
 
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
+use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
@@ -133,6 +135,50 @@ pub trait StateStore: Send + Sync {
     /// Queues a failed document again as a new generation with its attempts
     /// reset; `None` when it is not failed (so retrying twice queues once).
     async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError>;
+    /// Starts sync run `run` if no other run holds the sync lock; the lock is
+    /// held for `lease` and must be renewed by a run that lasts longer.
+    /// `Err(run)` names the live run that holds it.
+    async fn begin_sync(
+        &self,
+        run: i64,
+        source: &str,
+        holder: &str,
+        lease: Duration,
+    ) -> Result<Result<(), SyncRun>, StateError>;
+    /// Extends the lock of a running sync; `false` when the run lost it
+    /// (its lease ran out and another run took it): the run must stop.
+    async fn renew_sync(&self, run: i64, lease: Duration) -> Result<bool, StateError>;
+    /// Records how a run ended (its report as JSON, or its error) and
+    /// releases the lock.
+    async fn finish_sync(&self, run: i64, outcome: Result<&str, &str>) -> Result<(), StateError>;
+    /// The latest sync runs, newest first.
+    async fn sync_runs(&self, limit: i64) -> Result<Vec<SyncRun>, StateError>;
+}
+
+/// One recorded sync run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SyncRun {
+    pub run: i64,
+    pub source: String,
+    /// Who ran it (host and process id).
+    pub holder: String,
+    /// Milliseconds since the epoch.
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    /// The run's counts, as JSON.
+    pub report: Option<String>,
+    pub error: Option<String>,
+    pub state: SyncRunState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncRunState {
+    Running,
+    Finished,
+    Failed,
+    /// Never finished, and its lock is gone: its process died.
+    Abandoned,
 }
 
 /// A failed document queued again: what its extract job needs.

@@ -1,6 +1,8 @@
 //! The SQL adapter, for SQLite (embedded) and PostgreSQL (distributed).
 
-use crate::{BatchStats, Completion, Extracted, Observation, Observed, Retried, StateError, StateStore, StatusCount};
+use crate::{
+    BatchStats, Completion, Extracted, Observation, Observed, Retried, StateError, StateStore, StatusCount, SyncRun,
+};
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -13,7 +15,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
 /// `postgres://user@host/db`. Migrations run on connect.
 #[derive(Clone)]
 pub struct SqlStateStore {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     /// How long a claim for extraction holds (ms).
     lease_ms: i64,
 }
@@ -64,7 +66,7 @@ impl SqlStateStore {
     }
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
@@ -238,6 +240,28 @@ impl StateStore for SqlStateStore {
         }
         let row = sqlx::query(include_str!("sql/retried.sql")).bind(id.as_str()).fetch_one(&self.pool).await?;
         Ok(Some(Retried { id: id.clone(), uri: row.try_get(0)?, key: row.try_get(1)?, generation: row.try_get(2)? }))
+    }
+
+    async fn begin_sync(
+        &self,
+        run: i64,
+        source: &str,
+        holder: &str,
+        lease: std::time::Duration,
+    ) -> Result<Result<(), SyncRun>, StateError> {
+        self.take_sync_lock(run, source, holder, lease).await
+    }
+
+    async fn renew_sync(&self, run: i64, lease: std::time::Duration) -> Result<bool, StateError> {
+        self.renew_sync_lock(run, lease).await
+    }
+
+    async fn finish_sync(&self, run: i64, outcome: Result<&str, &str>) -> Result<(), StateError> {
+        self.release_sync_lock(run, outcome).await
+    }
+
+    async fn sync_runs(&self, limit: i64) -> Result<Vec<SyncRun>, StateError> {
+        self.recent_sync_runs(limit).await
     }
 
     async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError> {

@@ -18,7 +18,8 @@ pub async fn ingest(config: Config, args: BenchIngestArgs) -> anyhow::Result<Exi
     let mut e2e = config.clone();
     e2e.data_dir = scratch.path().join("e2e");
     let started = Instant::now();
-    crate::ingest::run(e2e.clone(), IngestArgs { folder: args.folder.clone(), json: false, quiet: true }).await?;
+    crate::ingest::run(e2e.clone(), IngestArgs { folder: args.folder.clone(), json: false, quiet: true, every: None })
+        .await?;
     let wall = started.elapsed();
     let state = embedded::open_state(&e2e).await?;
     let counts = state.counts().await?;

@@ -1,0 +1,193 @@
+//! The admin API over a real SQLite state store and the in-process queue,
+//! driven through the router (no sockets): filters, failure groups, retry
+//! (idempotent, published, and safe when the broker refuses), auth, probes.
+
+use async_trait::async_trait;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use ragpipe_admin::{Admin, ChunkReader, Current};
+use ragpipe_core::{DocumentId, Stage};
+use ragpipe_queue::{MemoryQueue, Queue, Topic};
+use ragpipe_state::{Observed, SqlStateStore, StateStore};
+use ragpipe_vectors::ChunkPayload;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tower::ServiceExt;
+
+/// The vector store is out of reach, as when an embedded ingest holds it.
+struct Unreachable;
+
+#[async_trait]
+impl ChunkReader for Unreachable {
+    async fn chunks(&self, _: &DocumentId) -> Result<Vec<ChunkPayload>, String> {
+        Err("the vector store is busy".into())
+    }
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    state: Arc<SqlStateStore>,
+    queue: Arc<MemoryQueue>,
+}
+
+impl Fixture {
+    /// Five documents: two failed as encrypted PDFs, one failed as an
+    /// unsupported type, one queued, one failed while fetching.
+    async fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("state.db").display());
+        let state = Arc::new(SqlStateStore::connect(&url).await.unwrap());
+        let fail = |name: &'static str, stage: Stage, reason: &'static str| {
+            let state = state.clone();
+            async move {
+                let obj = observed(name);
+                state.observe(&obj, 1).await.unwrap();
+                assert!(state.begin_extract(&obj.id, 1).await.unwrap());
+                assert!(state.fail(&obj.id, 1, stage, reason).await.unwrap());
+            }
+        };
+        fail("a.pdf", Stage::Extract, "encrypted PDF").await;
+        fail("b.pdf", Stage::Extract, "encrypted PDF").await;
+        fail("c.bin", Stage::Extract, "unsupported type: .bin").await;
+        fail("e.csv", Stage::Fetch, "file larger than 10 bytes").await;
+        state.observe(&observed("d.md"), 1).await.unwrap();
+        Fixture { _dir: dir, state, queue: Arc::new(MemoryQueue::new(64)) }
+    }
+
+    fn admin(&self, token: Option<&str>) -> Admin {
+        Admin {
+            state: self.state.clone(),
+            queue: Some(self.queue.clone()),
+            chunks: Arc::new(Unreachable),
+            current: Current { model: "all-MiniLM-L6-v2".into(), pipeline_version: "1".into() },
+            token: token.map(String::from),
+        }
+    }
+}
+
+fn observed(name: &str) -> Observed {
+    let uri = format!("file:///corpus/{name}");
+    Observed { id: DocumentId::from_uri(&uri), uri, key: name.into(), etag: "v1".into(), size: 10 }
+}
+
+async fn call(admin: &Admin, method: &str, uri: &str, body: Option<Value>, token: Option<&str>) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(t) = token {
+        req = req.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    let req = match body {
+        Some(b) => req.header(header::CONTENT_TYPE, "application/json").body(Body::from(b.to_string())),
+        None => req.body(Body::empty()),
+    }
+    .unwrap();
+    let res = ragpipe_admin::router(admin.clone()).oneshot(req).await.unwrap();
+    let status = res.status();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into())))
+}
+
+fn sources(list: &Value) -> Vec<&str> {
+    list["documents"].as_array().unwrap().iter().map(|d| d["source"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn documents_are_filtered_and_failures_grouped_by_reason() {
+    let f = Fixture::new().await;
+    let admin = f.admin(None);
+    let (code, all) = call(&admin, "GET", "/api/documents", None, None).await;
+    assert_eq!(code, StatusCode::OK, "{all}");
+    assert_eq!(sources(&all).len(), 5);
+    let groups: Vec<(&str, u64)> = all["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["reason"].as_str().unwrap(), g["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(groups, [("encrypted PDF", 2), ("file larger than 10 bytes", 1), ("unsupported type: .bin", 1)]);
+
+    let (_, pdfs) = call(&admin, "GET", "/api/documents?status=failed&reason=ENCRYPTED&kind=pdf", None, None).await;
+    assert_eq!(sources(&pdfs), ["file:///corpus/a.pdf", "file:///corpus/b.pdf"]);
+    let a = &pdfs["documents"][0];
+    assert_eq!(
+        (a["stage"].as_str(), a["attempts"].as_i64(), a["kind"].as_str()),
+        (Some("extract"), Some(1), Some("pdf"))
+    );
+    let (_, csv) = call(&admin, "GET", "/api/documents?kind=csv", None, None).await;
+    assert_eq!(sources(&csv), ["file:///corpus/e.csv"], "a fetch failure still has the kind its name promises");
+    let (_, queued) = call(&admin, "GET", "/api/documents?status=queued", None, None).await;
+    assert_eq!(sources(&queued), ["file:///corpus/d.md"]);
+    let (code, err) = call(&admin, "GET", "/api/documents?status=lost", None, None).await;
+    assert_eq!(code, StatusCode::BAD_REQUEST, "{err}");
+
+    let id = DocumentId::from_uri("file:///corpus/a.pdf");
+    let (code, detail) = call(&admin, "GET", &format!("/api/documents/{id}"), None, None).await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(detail["document"]["reason"], "encrypted PDF");
+    assert_eq!(detail["chunks_error"], "the vector store is busy");
+    let (code, _) = call(&admin, "GET", "/api/documents/nope", None, None).await;
+    assert_eq!(code, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn retry_by_reason_queues_exactly_those_once_and_publishes_their_jobs() {
+    let f = Fixture::new().await;
+    let admin = f.admin(None);
+    let body = json!({"filter": {"reason": "encrypted"}});
+    let (code, report) = call(&admin, "POST", "/api/retry", Some(body.clone()), None).await;
+    assert_eq!(code, StatusCode::OK, "{report}");
+    let queued: Vec<_> = report["queued"].as_array().unwrap().iter().map(|q| q["source"].as_str().unwrap()).collect();
+    assert_eq!(queued, ["file:///corpus/a.pdf", "file:///corpus/b.pdf"]);
+    assert_eq!(report["queued"][0]["generation"], 2);
+    assert_eq!(f.queue.depth(Topic::Extract).await.unwrap(), 2);
+    let (_, again) = call(&admin, "POST", "/api/retry", Some(body), None).await;
+    assert_eq!(again["queued"], json!([]), "already queued: nothing to do");
+    assert_eq!(f.queue.depth(Topic::Extract).await.unwrap(), 2);
+    // A filter can only ever select failures: the queued document is untouched.
+    let id = DocumentId::from_uri("file:///corpus/d.md");
+    let (_, by_id) = call(&admin, "POST", "/api/retry", Some(json!({"ids": [id.to_string()]})), None).await;
+    assert_eq!(by_id["queued"], json!([]));
+    let (code, _) = call(&admin, "POST", "/api/retry", Some(json!({})), None).await;
+    assert_eq!(code, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_retry_the_broker_refuses_leaves_the_document_failed_with_that_reason() {
+    let f = Fixture::new().await;
+    f.queue.close(Topic::Extract);
+    let admin = f.admin(None);
+    let id = DocumentId::from_uri("file:///corpus/c.bin");
+    let (code, err) = call(&admin, "POST", "/api/retry", Some(json!({"ids": [id.to_string()]})), None).await;
+    assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE, "{err}");
+    let doc = f.state.get(&id).await.unwrap().unwrap();
+    assert_eq!(doc.status.as_str(), "failed", "never queued without a job");
+    assert!(doc.failure_reason.unwrap().starts_with("retry could not be queued: "));
+}
+
+#[tokio::test]
+async fn the_api_needs_the_token_when_one_is_set_and_probes_never_do() {
+    let f = Fixture::new().await;
+    let admin = f.admin(Some("s3cret"));
+    assert_eq!(call(&admin, "GET", "/api/documents", None, None).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(call(&admin, "GET", "/api/documents", None, Some("wrong")).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(call(&admin, "POST", "/api/retry", Some(json!({"filter": {}})), None).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(f.queue.depth(Topic::Extract).await.unwrap(), 0, "an unauthorised retry did nothing");
+    assert_eq!(call(&admin, "GET", "/api/documents", None, Some("s3cret")).await.0, StatusCode::OK);
+    let (code, ready) = call(&admin, "GET", "/readyz", None, None).await;
+    assert_eq!((code, &ready["ready"]), (StatusCode::OK, &json!(true)));
+    assert_eq!(call(&admin, "GET", "/healthz", None, None).await.0, StatusCode::OK);
+    let (code, page) = call(&admin, "GET", "/", None, None).await;
+    assert!(code == StatusCode::OK && page.as_str().unwrap().contains("ragpipe admin"));
+    let (code, spec) = call(&admin, "GET", "/openapi.json", None, None).await;
+    assert_eq!((code, spec["openapi"].as_str()), (StatusCode::OK, Some("3.0.3")));
+    let (_, status) = call(&admin, "GET", "/api/status", None, Some("s3cret")).await;
+    assert_eq!((status["documents"]["failed"].as_i64(), status["queues"]["extract"].as_i64()), (Some(4), Some(0)));
+}
+
+#[tokio::test]
+async fn without_a_token_the_server_only_binds_loopback() {
+    let err = ragpipe_admin::bind("0.0.0.0:0", None).await.unwrap_err();
+    assert!(err.to_string().contains("without a token"), "{err}");
+    assert!(ragpipe_admin::bind("127.0.0.1:0", None).await.is_ok());
+    assert!(ragpipe_admin::bind("0.0.0.0:0", Some("t")).await.is_ok());
+}

@@ -1,0 +1,225 @@
+//! The admin web page in a real browser (Debian's Chromium driven through
+//! ChromeDriver's WebDriver protocol), over the embedded mode: a document
+//! fails because of a limit, the admin finds it on the page by filtering on
+//! its reason, clicks retry and sees it queued; with the limit raised the
+//! next ingest indexes it, and the page shows it indexed with its chunks.
+//! The CLI (`documents`, `retry`) and the page show the same documents.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+fn ragpipe(config: &Path, args: &[&str]) -> (i32, Value) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+    cmd.arg("--config").arg(config);
+    common::run_json(cmd, args)
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A WebDriver session: just the commands this test needs.
+struct Browser {
+    http: ureq::Agent,
+    session: String,
+    _driver: Killed,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let chromium = std::env::var("RAGPIPE_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let driver = std::env::var("RAGPIPE_TEST_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+        assert!(
+            Path::new(&chromium).exists() && Path::new(&driver).exists(),
+            "Chromium and ChromeDriver are needed: run `eval \"$(scripts/browser.sh)\"` (scripts/test.sh does)"
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(driver).arg(format!("--port={port}")).stdout(Stdio::null()).spawn().unwrap();
+        let driver = Killed(child);
+        let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        let base = format!("http://127.0.0.1:{port}");
+        let caps = json!({"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-dev-shm-usage", "--window-size=1280,900"]}}}});
+        let started = Instant::now();
+        let session = loop {
+            match http.post(format!("{base}/session")).send_json(&caps) {
+                Ok(mut res) => {
+                    let body: Value = res.body_mut().read_json().unwrap();
+                    let id = body["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {body}"));
+                    break id.to_string();
+                }
+                Err(_) if started.elapsed() < Duration::from_secs(20) => std::thread::sleep(Duration::from_millis(100)),
+                Err(e) => panic!("chromedriver did not answer: {e}"),
+            }
+        };
+        Browser { http, session: format!("{base}/session/{session}"), _driver: driver }
+    }
+
+    fn command(&self, method: &str, path: &str, body: Value) -> Value {
+        let url = format!("{}{path}", self.session);
+        let mut res = match method {
+            "GET" => self.http.get(&url).call(),
+            _ => self.http.post(&url).send_json(&body),
+        }
+        .unwrap();
+        let status = res.status();
+        let out: Value = res.body_mut().read_json().unwrap();
+        assert!(status.is_success(), "WebDriver {method} {path}: {status} {out}");
+        out["value"].clone()
+    }
+
+    fn open(&self, url: &str) {
+        self.command("POST", "/url", json!({ "url": url }));
+    }
+
+    /// Runs a script in the page and returns its value.
+    fn eval(&self, script: &str) -> Value {
+        self.command("POST", "/execute/sync", json!({"script": script, "args": []}))
+    }
+
+    /// Waits until the script returns a truthy value; fails with `what`.
+    fn wait_for(&self, what: &str, script: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let v = self.eval(script);
+            if !(v.is_null() || v == json!(false) || v == json!("")) {
+                return v;
+            }
+            let page = self.eval("return document.body.innerText");
+            assert!(started.elapsed() < Duration::from_secs(20), "timed out waiting for {what}; page:\n{}", page);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn element(&self, css: &str) -> String {
+        let found = self.command("POST", "/element", json!({"using": "css selector", "value": css}));
+        found[ELEMENT].as_str().unwrap().to_string()
+    }
+
+    /// A real click, through the browser's input pipeline.
+    fn click(&self, css: &str) {
+        let id = self.element(css);
+        self.command("POST", &format!("/element/{id}/click"), json!({}));
+    }
+
+    fn type_into(&self, css: &str, text: &str) {
+        let id = self.element(css);
+        self.command("POST", &format!("/element/{id}/value"), json!({ "text": text }));
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.http.delete(&self.session).call();
+    }
+}
+
+/// Starts `ragpipe serve admin` on a free loopback port; returns it and its URL.
+fn serve_admin(config: &Path) -> (Killed, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ragpipe"))
+        .arg("--config")
+        .arg(config)
+        .args(["serve", "admin", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("admin listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
+    (Killed(child), url)
+}
+
+#[test]
+fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let write_config = |limit: u64| {
+        let path = data.path().join("ragpipe.toml");
+        let text = format!("data_dir = {:?}\n[limits]\nmax_file_bytes = {limit}\n", data.path().join("index"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    std::fs::write(folder.path().join("short.md"), "# Tides\n\nThe causeway floods.\n").unwrap();
+    let long = "# Ferry timetable\n\nThe first ferry leaves the north pier at 06:40 and calls at the harbour \
+                steps, the lifeboat station and the old mill before turning back across the sound.\n";
+    std::fs::write(folder.path().join("timetable.md"), long).unwrap();
+    let dir = folder.path().to_str().unwrap();
+
+    // The limit is below the timetable's size: it fails with that reason.
+    let config = write_config(60);
+    let (code, first) = ragpipe(&config, &["ingest", dir, "--json"]);
+    assert_eq!((code, first["indexed"].as_i64()), (1, Some(1)), "{first}");
+    let (_, failed) = ragpipe(&config, &["documents", "--status", "failed", "--json"]);
+    let failed = failed.as_array().unwrap();
+    assert_eq!(failed.len(), 1);
+    let reason = failed[0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("file too large"), "{reason}");
+    assert_eq!((failed[0]["stage"].as_str(), failed[0]["kind"].as_str()), (Some("fetch"), Some("markdown")));
+
+    let (_admin, url) = serve_admin(&config);
+    let browser = Browser::start();
+    browser.open(&url);
+    browser.wait_for("both documents listed", "return document.querySelectorAll('#documents tr.doc').length === 2");
+    let groups = browser.eval(
+        "return [...document.querySelectorAll('#failures tr.group')].map(r => r.querySelector('.reason').innerText)",
+    );
+    assert_eq!(groups, json!([reason]), "failures grouped by reason");
+
+    // Filter to the failure's reason, then retry it from its row.
+    browser.type_into("#reason-filter", "too large");
+    browser.click("#apply");
+    browser.wait_for(
+        "the filter to leave the failed document",
+        "const rows = document.querySelectorAll('#documents tr.doc'); \
+         return rows.length === 1 && rows[0].innerText.includes('timetable.md')",
+    );
+    browser.click("#documents tr.doc button.retry");
+    let message = browser.wait_for(
+        "the retry to be reported",
+        "const m = document.querySelector('#message').innerText; return m.startsWith('queued') && m",
+    );
+    assert!(message.as_str().unwrap().starts_with("queued 1 document(s)"), "{message}");
+    browser.wait_for(
+        "the document shown queued",
+        "const rows = document.querySelectorAll('#documents tr.doc'); \
+         return rows.length === 0 || document.querySelector('#documents tr.doc .status').innerText",
+    );
+    // The filter still says "too large", and the document no longer carries that reason.
+    let (_, queued) = ragpipe(&config, &["documents", "--status", "queued", "--json"]);
+    assert_eq!(queued.as_array().map(Vec::len), Some(1), "{queued}");
+    assert_eq!(queued[0]["attempts"], 0);
+
+    // The cause fixed (the limit raised), the next ingest indexes it.
+    let config = write_config(1 << 20);
+    let (code, second) = ragpipe(&config, &["ingest", dir, "--json"]);
+    assert_eq!((code, second["sync"]["resumed"].as_i64()), (0, Some(1)), "{second}");
+    browser.eval("document.querySelector('#reason-filter').value = ''; return true");
+    browser.click("#apply");
+    browser.wait_for(
+        "both documents indexed",
+        "const s = [...document.querySelectorAll('#documents tr.doc .status')].map(c => c.innerText); \
+         return s.length === 2 && s.every(t => t === 'indexed')",
+    );
+    assert_eq!(browser.eval("return document.querySelectorAll('#failures tr.group').length"), json!(0));
+    // Its detail: the stored chunk with its locator.
+    browser.click("#documents tr.doc[data-id] a");
+    let detail = browser.wait_for(
+        "the document's chunks",
+        "const d = document.querySelector('#detail').innerText; return d.includes('#char=') && d",
+    );
+    assert!(detail.as_str().unwrap().contains("chunk 0"), "{detail}");
+}

@@ -1,0 +1,1 @@
+DELETE FROM sync_lock WHERE name = 'sync' AND run = $1
