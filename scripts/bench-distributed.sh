@@ -20,6 +20,7 @@ eval "$(scripts/provision-model.sh)"
 PROFILE="${PROFILE:-dev}"
 cargo build --quiet --profile "$PROFILE" -p ragpipe
 BIN="${CARGO_TARGET_DIR:-$PWD/target}/$([[ $PROFILE == dev ]] && echo debug || echo "$PROFILE")/ragpipe"
+export PGOPTIONS="--client-min-messages=warning"
 PG="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 export RAGPIPE_AMQP_URL="${RAGPIPE_AMQP_URL:-amqp://guest:guest@127.0.0.1:5672/%2f}"
 
@@ -45,9 +46,11 @@ for n in $COUNTS; do
   kill -TERM $ex $em; wait $ex $em || true
   "$BIN" status --json | python3 -c '
 import json, sys
-d = json.load(sys.stdin); secs = float(sys.argv[2]) - float(sys.argv[1]); docs = d["documents"]["indexed"] + d["documents"]["failed"]
-print(f"embedders={sys.argv[3]}  {docs} documents ({d["documents"]["failed"]} failed), {d["chunks"]} chunks in {secs:.1f} s: "
-      f"{docs / secs:.2f} documents/s, {d["chunks"] / secs:.1f} chunks/s")' "$start" "$end" "$n"
+d = json.load(sys.stdin); secs = float(sys.argv[2]) - float(sys.argv[1])
+failed, chunks = d["documents"]["failed"], d["chunks"]
+docs = d["documents"]["indexed"] + failed
+print(f"embedders={sys.argv[3]}  {docs} documents ({failed} failed), {chunks} chunks in {secs:.1f} s: "
+      f"{docs / secs:.2f} documents/s, {chunks / secs:.1f} chunks/s")' "$start" "$end" "$n"
   psql -q "$PG" -c "DROP SCHEMA $tag CASCADE"
   if command -v rabbitmqctl >/dev/null; then
     for q in extract embed; do for s in "" .retry .dead; do

@@ -441,7 +441,13 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     let retried: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(retried["queued"].as_array().map(Vec::len), Some(1), "{retried}");
     assert_eq!(retried["published"], true);
+    // This extractor answers probes: live at once, ready once consuming.
+    let probes = free_port();
+    dep.env.push(("RAGPIPE_HEALTH_LISTEN".into(), format!("127.0.0.1:{probes}")));
     dep.start("extractor");
+    dep.env.pop();
+    assert_eq!(http_get(&format!("http://127.0.0.1:{probes}/readyz"), None).0, 200);
+    assert_eq!(http_get(&format!("http://127.0.0.1:{probes}/healthz"), None).0, 200);
     let state = dep.state().await;
     let started = Instant::now();
     loop {
@@ -455,5 +461,58 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     dep.stop("extractor", false);
+
+    // The admin server over this deployment, with a token: the failures are
+    // listed with their reasons, and it is ready (PostgreSQL and RabbitMQ answer).
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut admin = dep
+        .command(&["serve", "admin", "--listen", &listen])
+        .env("RAGPIPE_ADMIN_TOKEN", "t0ken")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let api = format!("http://{listen}/api/documents?status=failed");
+    let (code, body) = http_get(&api, Some("t0ken"));
+    assert_eq!(code, 200, "{body}");
+    let reasons: BTreeMap<String, String> = body["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["source"].as_str().unwrap().rsplit('/').next().unwrap().into(), d["reason"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!(reasons.get("encrypted.pdf").map(String::as_str), Some("encrypted PDF"), "{body}");
+    assert_eq!(http_get(&api, None).0, 401);
+    assert_eq!(http_get(&format!("http://{listen}/readyz"), None).0, 200);
+    unsafe { libc::kill(admin.id() as i32, libc::SIGTERM) };
+    assert!(admin.wait().unwrap().success());
     dep.remove().await;
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// GETs a URL (retrying while nothing listens yet); returns status and JSON body.
+fn http_get(url: &str, token: Option<&str>) -> (u16, Value) {
+    let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let started = Instant::now();
+    loop {
+        let mut req = http.get(url);
+        if let Some(t) = token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        match req.call() {
+            Ok(mut res) => {
+                let text = res.body_mut().read_to_string().unwrap_or_default();
+                let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+                // A worker answers 503 until it is consuming; wait for that.
+                if res.status() != 503 || started.elapsed() > Duration::from_secs(30) {
+                    return (res.status().as_u16(), body);
+                }
+            }
+            Err(e) => assert!(started.elapsed() < Duration::from_secs(30), "{url}: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
