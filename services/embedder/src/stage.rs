@@ -1,10 +1,14 @@
+use opentelemetry::KeyValue;
 use ragpipe_core::{DeleteJob, DocStatus, EmbedJob, Job, PIPELINE_VERSION, Stage, point_id};
 use ragpipe_embed::Embedder;
 use ragpipe_queue::{Delivery, Queue, QueueError, Topic};
 use ragpipe_state::{BatchStats, Completion, StateStore};
+use ragpipe_telemetry::metrics::metrics;
 use ragpipe_vectors::{Bm25, ChunkPayload, Point, VectorStore};
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
+use tracing::Instrument;
 
 /// Everything one embedder worker talks to.
 pub struct EmbedStage {
@@ -49,8 +53,25 @@ pub async fn run(stage: Arc<EmbedStage>, shutdown: impl Future<Output = ()>) -> 
 impl EmbedStage {
     async fn settle(&self, delivery: Delivery) -> Result<(), QueueError> {
         let outcome = match Job::from_bytes(&delivery.payload) {
-            Ok(Job::Embed(job)) => self.embed(&job).await,
-            Ok(Job::Delete(job)) => self.delete(&job).await,
+            Ok(Job::Embed(job)) => {
+                // Continues the document's trace from the extractor.
+                let span = tracing::info_span!(
+                    "embed_job",
+                    document.id = %job.document_id,
+                    generation = job.generation,
+                    kind = job.kind.as_str(),
+                    batch = job.batch_index,
+                    batches = job.batch_count,
+                    chunks = job.chunks.len(),
+                );
+                ragpipe_telemetry::continue_trace(&span, &delivery.headers);
+                self.embed(&job).instrument(span).await
+            }
+            Ok(Job::Delete(job)) => {
+                let span = tracing::info_span!("delete_job", document.id = %job.document_id);
+                ragpipe_telemetry::continue_trace(&span, &delivery.headers);
+                self.delete(&job).instrument(span).await
+            }
             Ok(Job::Extract(_)) => return delivery.reject("extract job on the embed queue").await,
             Err(reason) => return delivery.reject(reason).await,
         };
@@ -71,12 +92,14 @@ impl EmbedStage {
             Ok(_) => return Outcome::Stale,
             Err(e) => return Outcome::Retry(e.to_string()),
         }
+        let started = Instant::now();
         let texts: Vec<String> = job.chunks.iter().map(|c| c.text.clone()).collect();
         let embedder = Arc::clone(&self.embedder);
         let embedded = tokio::task::spawn_blocking(move || {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             embedder.embed(&refs)
         })
+        .instrument(tracing::info_span!("embed", texts = job.chunks.len()))
         .await;
         let embeddings = match embedded {
             Ok(Ok(e)) => e,
@@ -110,12 +133,18 @@ impl EmbedStage {
                 },
             })
             .collect();
-        if let Err(e) = self.vectors.upsert(points).await {
+        if let Err(e) = self.vectors.upsert(points).instrument(tracing::info_span!("upsert")).await {
             return Outcome::Retry(e.to_string());
         }
+        let m = metrics();
+        let tokens: usize = embeddings.tokens.iter().sum();
+        m.chunks_embedded.add(job.chunks.len() as u64, &[]);
+        m.tokens_embedded.add(tokens as u64, &[]);
+        m.embed_batch_seconds
+            .record(started.elapsed().as_secs_f64(), &[KeyValue::new("batch_size", job.chunks.len() as i64)]);
         let stats = BatchStats {
             chunks: job.chunks.len() as i64,
-            tokens: embeddings.tokens.iter().sum::<usize>() as i64,
+            tokens: tokens as i64,
             header_tokens: job.chunks.iter().map(|c| i64::from(c.header_tokens)).sum(),
             truncated: embeddings.truncated as i64,
         };
@@ -124,8 +153,12 @@ impl EmbedStage {
             Err(e) => return Outcome::Retry(e.to_string()),
         };
         let completed = stored >= i64::from(job.batch_count);
-        if completed && let Some(retry) = self.complete(job).await {
+        if completed && let Some(retry) = self.complete(job).instrument(tracing::info_span!("commit")).await {
             return retry;
+        }
+        if completed {
+            let attrs = [KeyValue::new("outcome", "indexed"), KeyValue::new("kind", job.kind.as_str())];
+            m.documents.add(1, &attrs);
         }
         Outcome::Stored { chunks: job.chunks.len(), completed }
     }
@@ -169,7 +202,12 @@ impl EmbedStage {
     async fn fail(&self, job: &EmbedJob, stage: Stage, reason: String) -> Outcome {
         tracing::info!(document = %job.document_id, %reason, "document failed");
         match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
-            Ok(_) => Outcome::Failed(reason),
+            Ok(applied) => {
+                if applied {
+                    metrics().failed(Some(job.kind.as_str()), stage.as_str(), &reason);
+                }
+                Outcome::Failed(reason)
+            }
             Err(e) => Outcome::Retry(e.to_string()),
         }
     }

@@ -1,12 +1,16 @@
 use crate::isolate::{IsolateError, Isolation, Request, extract_isolated};
+use opentelemetry::KeyValue;
 use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
 use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
 use ragpipe_extract::{EXTRACTOR_VERSION, Limits, detect};
 use ragpipe_queue::{Delivery, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
 use ragpipe_state::{Extracted, StateStore};
+use ragpipe_telemetry::metrics::metrics;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
+use tracing::Instrument;
 
 /// Limits and sizes of the extractor stage.
 #[derive(Debug, Clone)]
@@ -68,7 +72,18 @@ impl Extractor {
             Ok(_) => return delivery.reject("not an extract job").await,
             Err(reason) => return delivery.reject(reason).await,
         };
-        match self.handle(&job).await {
+        // One span per extraction, continuing the document's trace from the
+        // coordinator; the embed jobs published inside carry it on.
+        let span = tracing::info_span!(
+            "extract_job",
+            document.id = %job.document_id,
+            generation = job.generation,
+            kind = tracing::field::Empty,
+            bytes = tracing::field::Empty,
+            chunks = tracing::field::Empty,
+        );
+        ragpipe_telemetry::continue_trace(&span, &delivery.headers);
+        match self.handle(&job).instrument(span).await {
             Outcome::Retry(reason) if self.attempts(&job).await >= self.config.max_attempts => {
                 let reason = format!("gave up after {} attempts: {reason}", self.config.max_attempts);
                 match self.fail(&job, Stage::Fetch, reason).await {
@@ -104,11 +119,14 @@ impl Extractor {
             );
             return self.fail(job, Stage::Extract, reason).await;
         }
-        let bytes = match self.source.fetch(&job.key, self.config.max_bytes).await {
+        let started = Instant::now();
+        let fetch = tracing::info_span!("fetch", key = %job.key);
+        let bytes = match self.source.fetch(&job.key, self.config.max_bytes).instrument(fetch).await {
             Ok(b) => b,
             Err(e) if e.is_retryable() => return Outcome::Retry(e.to_string()),
             Err(e) => return self.fail(job, Stage::Fetch, fetch_reason(&e)).await,
         };
+        tracing::Span::current().record("bytes", bytes.len());
         let hash = ragpipe_core::ids::content_hash(&bytes);
         // Detection only reads magic bytes and the name: safe in-process.
         let kind = match detect(&job.key, &bytes) {
@@ -123,7 +141,9 @@ impl Extractor {
             _ => None,
         };
         let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits };
-        let doc = match extract_isolated(&self.config.isolation, request).await {
+        tracing::Span::current().record("kind", kind.as_str());
+        let extract = tracing::info_span!("extract", kind = kind.as_str());
+        let doc = match extract_isolated(&self.config.isolation, request).instrument(extract).await {
             Ok(doc) => doc,
             Err(IsolateError::Failed(reason)) => return self.fail(job, Stage::Extract, reason).await,
             Err(IsolateError::Spawn(reason)) => return Outcome::Retry(reason),
@@ -133,6 +153,7 @@ impl Extractor {
             let chunks = chunk_document(&doc, counter.as_ref(), &cfg);
             (doc, chunks)
         })
+        .instrument(tracing::info_span!("chunk"))
         .await;
         let (doc, chunks) = match cut {
             Ok(v) => v,
@@ -141,6 +162,9 @@ impl Extractor {
         if chunks.is_empty() {
             return self.fail(job, Stage::Chunk, "no text content".into()).await;
         }
+        tracing::Span::current().record("chunks", chunks.len());
+        let kind_label = [KeyValue::new("kind", doc.kind.as_str())];
+        metrics().extract_seconds.record(started.elapsed().as_secs_f64(), &kind_label);
         let batch_size = self.config.batch_size.max(1);
         let batches = chunks.len().div_ceil(batch_size);
         let extracted = Extracted {
@@ -203,7 +227,13 @@ impl Extractor {
     async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> Outcome {
         tracing::info!(document = %job.document_id, key = %job.key, %reason, "document failed");
         match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
-            Ok(_) => Outcome::Failed(reason),
+            Ok(applied) => {
+                if applied {
+                    let kind = ragpipe_extract::kind_for_name(&job.key).map(Kind::as_str);
+                    metrics().failed(kind, stage.as_str(), &reason);
+                }
+                Outcome::Failed(reason)
+            }
             Err(e) => Outcome::Retry(e.to_string()),
         }
     }

@@ -19,6 +19,17 @@ mod text;
 use clap::Parser;
 use cli::{BenchCommand, Cli, Command, ServeRole};
 
+/// The service name spans and metrics are exported under.
+fn service_name(command: &Command) -> &'static str {
+    match command {
+        Command::Serve { role: ServeRole::Extractor, .. } => "ragpipe-extractor",
+        Command::Serve { role: ServeRole::Embedder, .. } => "ragpipe-embedder",
+        Command::Serve { role: ServeRole::Admin, .. } => "ragpipe-admin",
+        Command::Sync(_) => "ragpipe-coordinator",
+        _ => "ragpipe",
+    }
+}
+
 fn main() -> std::process::ExitCode {
     // Behave like a Unix tool when piped into `head`: exit quietly on a
     // closed stdout instead of panicking in `println!`.
@@ -42,15 +53,16 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RAGPIPE_LOG")
-                .unwrap_or_else(|_| "warn,qdrant_edge=error".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    let config = match cli.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    // Logs to stderr; spans and metrics over OTLP when an endpoint is set.
+    let _telemetry = ragpipe_telemetry::init(service_name(&cli.command), config.telemetry.otlp_endpoint.as_deref());
     let result = async {
-        let config = cli.config()?;
         match cli.command {
             Command::Ingest(args) => ingest::run(config, args).await,
             Command::Search(args) => search::run(config, args).await,

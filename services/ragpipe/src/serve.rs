@@ -132,6 +132,7 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
         }
         match open_queue(&config).await {
             Ok(queue) => {
+                let depth = tokio::spawn(sample_depth(queue.clone()));
                 let tasks = worker(queue, workers)?;
                 let _ = ready_tx.send(true);
                 tracing::info!(?role, workers, "serving");
@@ -142,6 +143,7 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
                     }
                 }
                 let _ = ready_tx.send(false);
+                depth.abort();
                 if *stop.borrow() {
                     break;
                 }
@@ -157,6 +159,20 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
         backoff = (backoff * 2).min(RECONNECT_MAX);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records the depth of both queues every 10 s (the `ragpipe.queue.depth`
+/// gauge) while the connection lives.
+async fn sample_depth(queue: Arc<dyn Queue>) {
+    let gauge = &ragpipe_telemetry::metrics::metrics().queue_depth;
+    loop {
+        for topic in [ragpipe_queue::Topic::Extract, ragpipe_queue::Topic::Embed] {
+            if let Ok(n) = queue.depth(topic).await {
+                gauge.record(n, &[opentelemetry::KeyValue::new("topic", topic.as_str())]);
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(10)).await;
+    }
 }
 
 /// Starts `n` workers of a role on a (new) broker connection.

@@ -479,7 +479,9 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| (d["source"].as_str().unwrap().rsplit('/').next().unwrap().into(), d["reason"].as_str().unwrap().into()))
+        .map(|d| {
+            (d["source"].as_str().unwrap().rsplit('/').next().unwrap().into(), d["reason"].as_str().unwrap().into())
+        })
         .collect();
     assert_eq!(reasons.get("encrypted.pdf").map(String::as_str), Some("encrypted PDF"), "{body}");
     assert_eq!(http_get(&api, None).0, 401);

@@ -18,6 +18,16 @@ pub struct Config {
     pub workers: WorkersConfig,
     pub distributed: DistributedConfig,
     pub admin: AdminConfig,
+    pub telemetry: TelemetryConfig,
+}
+
+/// OpenTelemetry export. Without an endpoint, structured logs only.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TelemetryConfig {
+    /// OTLP/gRPC collector, e.g. `http://otel-collector:4317`.
+    /// Env: `RAGPIPE_OTLP_ENDPOINT`, else the standard `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    pub otlp_endpoint: Option<String>,
 }
 
 /// `ragpipe serve admin`: the admin HTTP API and web page.
@@ -173,6 +183,7 @@ impl Default for Config {
             workers: WorkersConfig::default(),
             distributed: DistributedConfig::default(),
             admin: AdminConfig::default(),
+            telemetry: TelemetryConfig::default(),
         }
     }
 }
@@ -300,6 +311,9 @@ impl Config {
             if let Some(v) = get(name) {
                 *field = Some(v);
             }
+        }
+        if let Some(v) = get("RAGPIPE_OTLP_ENDPOINT").or_else(|| get("OTEL_EXPORTER_OTLP_ENDPOINT")) {
+            self.telemetry.otlp_endpoint = Some(v);
         }
         if let Some(v) = get("RAGPIPE_ADMIN_LISTEN") {
             self.admin.listen = v;

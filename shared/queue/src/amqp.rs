@@ -13,7 +13,7 @@
 //! requeue, and a consumer whose connection dies has its unacked messages
 //! redelivered by the broker: nothing is lost, so handlers must be idempotent.
 
-use crate::{Acker, Consumer, Delivery, Queue, QueueError, Settle, Topic};
+use crate::{Acker, Consumer, Delivery, Headers, Queue, QueueError, Settle, Topic};
 use async_trait::async_trait;
 use futures::StreamExt;
 use lapin::Confirmation;
@@ -137,7 +137,12 @@ async fn publish(channel: &Channel, queue: &str, payload: &[u8], props: BasicPro
 #[async_trait]
 impl Queue for AmqpQueue {
     async fn publish(&self, topic: Topic, payload: Vec<u8>) -> Result<(), QueueError> {
-        publish(&self.publisher, &self.name(topic, ""), &payload, BasicProperties::default()).await
+        let mut headers = FieldTable::default();
+        for (k, v) in ragpipe_telemetry::inject() {
+            headers.insert(k.into(), AMQPValue::LongString(v.into()));
+        }
+        let props = BasicProperties::default().with_headers(headers);
+        publish(&self.publisher, &self.name(topic, ""), &payload, props).await
     }
 
     async fn consume(&self, topic: Topic) -> Result<Box<dyn Consumer>, QueueError> {
@@ -171,6 +176,18 @@ struct AmqpConsumer {
     retry_delay: Duration,
 }
 
+/// The W3C trace context headers a publisher set.
+fn trace_headers(props: &BasicProperties) -> Headers {
+    let Some(headers) = props.headers().as_ref() else { return Headers::new() };
+    ["traceparent", "tracestate"]
+        .into_iter()
+        .filter_map(|key| match headers.inner().get(&ShortString::from(key)) {
+            Some(AMQPValue::LongString(v)) => Some((key.to_string(), v.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
 fn header_i64(props: &BasicProperties, key: &str) -> i64 {
     let headers = props.headers().as_ref();
     match headers.and_then(|h| h.inner().get(&ShortString::from(key))) {
@@ -191,16 +208,18 @@ impl Consumer for AmqpConsumer {
         // Retries we made, plus broker redeliveries (quorum queues count them).
         let retries = header_i64(&d.properties, RETRIES);
         let broker = header_i64(&d.properties, "x-delivery-count").max(i64::from(d.redelivered));
+        let trace = trace_headers(&d.properties);
         let acker = AmqpAcker {
             inner: Mutex::new(Some(d.acker.clone())),
             channel: self.channel.clone(),
             payload: d.data.clone(),
+            trace: trace.clone(),
             retries,
             retry_queue: self.retry_queue.clone(),
             dead_queue: self.dead_queue.clone(),
             retry_delay: self.retry_delay,
         };
-        Some(Ok(Delivery::new(d.data, (retries + broker) as u32, Box::new(acker))))
+        Some(Ok(Delivery::new(d.data, (retries + broker) as u32, Box::new(acker)).with_headers(trace)))
     }
 }
 
@@ -209,6 +228,8 @@ struct AmqpAcker {
     inner: Mutex<Option<lapin::Acker>>,
     channel: Channel,
     payload: Vec<u8>,
+    /// The trace context, kept on the copy a retry republishes.
+    trace: Headers,
     retries: i64,
     retry_queue: String,
     dead_queue: String,
@@ -233,6 +254,9 @@ impl Acker for AmqpAcker {
             Settle::Retry => {
                 let mut headers = FieldTable::default();
                 headers.insert(RETRIES.into(), AMQPValue::LongLongInt(self.retries + 1));
+                for (k, v) in &self.trace {
+                    headers.insert(k.as_str().into(), AMQPValue::LongString(v.as_str().into()));
+                }
                 let props = BasicProperties::default()
                     .with_headers(headers)
                     .with_expiration(self.retry_delay.as_millis().to_string().into());

@@ -44,6 +44,7 @@ macro_rules! queue_conformance {
             cancelled_next_loses_nothing,
             topics_are_independent,
             depth_counts_waiting_messages,
+            trace_context_travels_with_the_message,
         );
     };
     (@checks $setup:expr; $($check:ident),* $(,)?) => {
@@ -208,6 +209,26 @@ pub async fn retry_redelivers_with_count(queue: &dyn Queue) {
     assert_eq!((d.payload.as_slice(), d.redeliveries), (&b"flaky"[..], 3));
     d.ack().await.unwrap();
     expect_only_sentinel(queue, consumer.as_mut(), Topic::Embed).await;
+}
+
+/// The publisher's trace context (W3C `traceparent`) arrives with the
+/// message, and again with its retried copy, so the consumer continues the
+/// same trace.
+pub async fn trace_context_travels_with_the_message(queue: &dyn Queue) {
+    use tracing::Instrument;
+    let _traced = ragpipe_telemetry::traced_for_tests();
+    let span = tracing::info_span!("publisher");
+    let sent = span.in_scope(ragpipe_telemetry::inject);
+    let traceparent = sent.iter().find(|(k, _)| k == "traceparent").expect("a span has a trace context").clone();
+    send(queue, Topic::Extract, b"traced".to_vec()).instrument(span).await;
+    let mut consumer = queue.consume(Topic::Extract).await.unwrap();
+    let d = receive(consumer.as_mut()).await;
+    assert!(d.headers.contains(&traceparent), "{:?} lacks {traceparent:?}", d.headers);
+    d.retry().await.unwrap();
+    let again = receive(consumer.as_mut()).await;
+    assert!(again.headers.contains(&traceparent), "the retried copy keeps the trace: {:?}", again.headers);
+    again.ack().await.unwrap();
+    expect_only_sentinel(queue, consumer.as_mut(), Topic::Extract).await;
 }
 
 /// A rejected (poison) message never comes back, and the consumer keeps

@@ -65,17 +65,28 @@ pub trait Acker: Send + Sync {
     async fn settle(&self, how: Settle) -> Result<(), QueueError>;
 }
 
+/// Message headers: the publisher's trace context (`traceparent`, `tracestate`).
+pub type Headers = Vec<(String, String)>;
+
 /// One received message.
 pub struct Delivery {
     pub payload: Vec<u8>,
     /// How many times this message was delivered before (0 on first delivery).
     pub redeliveries: u32,
+    /// The trace context its publisher sent (continue it with
+    /// `ragpipe_telemetry::continue_trace`).
+    pub headers: Headers,
     acker: Box<dyn Acker>,
 }
 
 impl Delivery {
     pub fn new(payload: Vec<u8>, redeliveries: u32, acker: Box<dyn Acker>) -> Self {
-        Delivery { payload, redeliveries, acker }
+        Delivery { payload, redeliveries, headers: Headers::new(), acker }
+    }
+
+    pub fn with_headers(mut self, headers: Headers) -> Self {
+        self.headers = headers;
+        self
     }
 
     pub async fn ack(self) -> Result<(), QueueError> {
@@ -83,10 +94,12 @@ impl Delivery {
     }
 
     pub async fn retry(self) -> Result<(), QueueError> {
+        ragpipe_telemetry::metrics::metrics().retries.add(1, &[]);
         self.acker.settle(Settle::Retry).await
     }
 
     pub async fn reject(self, reason: impl Into<String>) -> Result<(), QueueError> {
+        ragpipe_telemetry::metrics::metrics().dead_letters.add(1, &[]);
         self.acker.settle(Settle::Reject(reason.into())).await
     }
 }

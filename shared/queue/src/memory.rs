@@ -7,7 +7,7 @@
 //! once its producers are done; consumers then drain it and see `None` only
 //! when nothing is left and nothing is in flight that could come back.
 
-use crate::{Acker, Consumer, Delivery, Queue, QueueError, Settle, Topic};
+use crate::{Acker, Consumer, Delivery, Headers, Queue, QueueError, Settle, Topic};
 use async_trait::async_trait;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -15,7 +15,8 @@ use tokio::sync::Notify;
 
 #[derive(Default)]
 struct TopicState {
-    ready: VecDeque<(Vec<u8>, u32)>,
+    /// Payload, redeliveries so far, trace headers.
+    ready: VecDeque<(Vec<u8>, u32, Headers)>,
     in_flight: usize,
     closed: bool,
     dead: Vec<(Vec<u8>, String)>,
@@ -81,7 +82,7 @@ impl Queue for MemoryQueue {
                     return Err(QueueError::Closed(q.name));
                 }
                 if st.ready.len() < self.capacity {
-                    st.ready.push_back((payload, 0));
+                    st.ready.push_back((payload, 0, ragpipe_telemetry::inject()));
                     drop(st);
                     q.changed.notify_waiters();
                     return Ok(());
@@ -114,13 +115,13 @@ impl Consumer for MemoryConsumer {
             notified.as_mut().enable();
             {
                 let mut st = q.lock();
-                if let Some((payload, redeliveries)) = st.ready.pop_front() {
+                if let Some((payload, redeliveries, headers)) = st.ready.pop_front() {
                     st.in_flight += 1;
                     drop(st);
                     q.changed.notify_waiters();
-                    let acker =
-                        MemoryAcker { queue: Arc::clone(q), payload: Mutex::new(Some(payload.clone())), redeliveries };
-                    return Some(Ok(Delivery::new(payload, redeliveries, Box::new(acker))));
+                    let kept = Mutex::new(Some((payload.clone(), headers.clone())));
+                    let acker = MemoryAcker { queue: Arc::clone(q), payload: kept, redeliveries };
+                    return Some(Ok(Delivery::new(payload, redeliveries, Box::new(acker)).with_headers(headers)));
                 }
                 if st.closed && st.in_flight == 0 {
                     return None;
@@ -134,20 +135,20 @@ impl Consumer for MemoryConsumer {
 struct MemoryAcker {
     queue: Arc<TopicQueue>,
     /// `Some` until settled; a drop while still `Some` requeues.
-    payload: Mutex<Option<Vec<u8>>>,
+    payload: Mutex<Option<(Vec<u8>, Headers)>>,
     redeliveries: u32,
 }
 
 impl MemoryAcker {
     fn settle_now(&self, how: Settle) {
-        let Some(payload) = self.payload.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+        let Some((payload, headers)) = self.payload.lock().unwrap_or_else(|p| p.into_inner()).take() else {
             return;
         };
         let mut st = self.queue.lock();
         st.in_flight -= 1;
         match how {
             Settle::Ack => {}
-            Settle::Retry => st.ready.push_back((payload, self.redeliveries + 1)),
+            Settle::Retry => st.ready.push_back((payload, self.redeliveries + 1, headers)),
             Settle::Reject(reason) => st.dead.push((payload, reason)),
         }
         drop(st);
