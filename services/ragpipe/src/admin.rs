@@ -22,15 +22,15 @@ pub async fn build(config: &Config) -> anyhow::Result<Admin> {
     let spec = embedded::configured_collection(config);
     let chunks: Arc<dyn ChunkReader> = match config.distributed.qdrant_url {
         Some(_) => Arc::new(Held(embedded::open_vectors(config, &spec).await?)),
-        None => Arc::new(OpenPerRequest { config: config.clone(), spec: spec.clone() }),
+        None => Arc::new(OpenPerRequest { config: config.clone(), spec }),
     };
-    Ok(Admin {
-        state,
-        queue,
-        chunks,
-        current: Current { model: spec.model, pipeline_version: spec.pipeline_version },
-        token: config.admin.token.clone(),
-    })
+    Ok(Admin { state, queue, chunks, current: current(config), token: config.admin.token.clone() })
+}
+
+/// The model and pipeline this configuration writes (what "stale" is against).
+pub fn current(config: &Config) -> Current {
+    let spec = embedded::configured_collection(config);
+    Current { model: spec.model, pipeline_version: spec.pipeline_version }
 }
 
 /// `ragpipe serve admin`: serves until SIGTERM or Ctrl-C.

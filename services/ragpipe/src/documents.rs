@@ -1,14 +1,19 @@
 //! `ragpipe documents`: every document with its status and, for failures,
 //! the stage and reason; filtered like the admin API filters.
 
-use crate::admin;
 use crate::cli::DocumentsArgs;
+use crate::{admin, embedded};
+use ragpipe_admin::DocumentView;
 use ragpipe_config::Config;
 use std::process::ExitCode;
 
+/// Reads the state store only: listing never connects to the broker or
+/// the vector store.
 pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode> {
-    let admin = admin::build(&config).await?;
-    let docs = admin.documents(&args.filter.filter(args.stale)).await?;
+    let state = embedded::open_state(&config).await?;
+    let current = admin::current(&config);
+    let selected = ragpipe_admin::select(state.as_ref(), &args.filter.filter(args.stale), &current).await?;
+    let docs: Vec<DocumentView> = selected.iter().map(|d| DocumentView::new(d, &current)).collect();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&docs)?);
         return Ok(ExitCode::SUCCESS);

@@ -46,7 +46,7 @@ impl Browser {
             Path::new(&chromium).exists() && Path::new(&driver).exists(),
             "Chromium and ChromeDriver are needed: run `eval \"$(scripts/browser.sh)\"` (scripts/test.sh does)"
         );
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = common::net::free_port();
         let child = Command::new(driver).arg(format!("--port={port}")).stdout(Stdio::null()).spawn().unwrap();
         let driver = Killed(child);
         let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();

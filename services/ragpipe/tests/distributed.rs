@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
+use common::net::{Proxy, free_port, http_get};
+
 fn fixture(kind: &str, name: &str) -> Vec<u8> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures");
     std::fs::read(root.join(kind).join(name)).unwrap()
@@ -36,45 +38,6 @@ struct Deployment {
     /// Every worker reaches RabbitMQ through this proxy, so the test can cut
     /// all their connections at once.
     broker: Proxy,
-}
-
-/// A TCP proxy in front of RabbitMQ that can drop every connection and
-/// come back on the same port, as a broker restart or a network cut does.
-struct Proxy {
-    port: u16,
-    target: String,
-    tasks: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
-}
-
-impl Proxy {
-    async fn start(port: u16, target: &str) -> Proxy {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let tasks = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (list, to) = (tasks.clone(), target.to_string());
-        let accept = tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                let to = to.clone();
-                let conn = tokio::spawn(async move {
-                    if let Ok(mut server) = tokio::net::TcpStream::connect(&to).await {
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                    }
-                });
-                list.lock().unwrap().push(conn);
-            }
-        });
-        tasks.lock().unwrap().push(accept);
-        Proxy { port, target: target.to_string(), tasks }
-    }
-
-    /// Drops every connection and the listener, then listens again.
-    async fn cut(&mut self) {
-        for task in self.tasks.lock().unwrap().drain(..) {
-            task.abort();
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        *self = Proxy::start(self.port, &self.target).await;
-    }
 }
 
 impl Deployment {
@@ -489,32 +452,4 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     unsafe { libc::kill(admin.id() as i32, libc::SIGTERM) };
     assert!(admin.wait().unwrap().success());
     dep.remove().await;
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// GETs a URL (retrying while nothing listens yet); returns status and JSON body.
-fn http_get(url: &str, token: Option<&str>) -> (u16, Value) {
-    let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    let started = Instant::now();
-    loop {
-        let mut req = http.get(url);
-        if let Some(t) = token {
-            req = req.header("Authorization", &format!("Bearer {t}"));
-        }
-        match req.call() {
-            Ok(mut res) => {
-                let text = res.body_mut().read_to_string().unwrap_or_default();
-                let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-                // A worker answers 503 until it is consuming; wait for that.
-                if res.status() != 503 || started.elapsed() > Duration::from_secs(30) {
-                    return (res.status().as_u16(), body);
-                }
-            }
-            Err(e) => assert!(started.elapsed() < Duration::from_secs(30), "{url}: {e}"),
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

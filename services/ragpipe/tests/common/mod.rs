@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod net;
+
 use std::io::Write;
 use std::process::Command;
 
