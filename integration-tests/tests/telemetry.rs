@@ -13,7 +13,7 @@ use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData
 use ragpipe_chunking::ChunkConfig;
 use ragpipe_coordinator::{SyncOptions, sync_once};
 use ragpipe_embed::{ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
-use ragpipe_embedder::EmbedStage;
+use ragpipe_embedder::{EmbedStage, Targets};
 use ragpipe_extract::Limits;
 use ragpipe_extractor::{Extractor, ExtractorConfig, Isolation};
 use ragpipe_queue::{MemoryQueue, Topic};
@@ -107,7 +107,7 @@ async fn one_trace_follows_each_document_across_the_stages_and_metrics_are_recor
     let stage = Arc::new(EmbedStage {
         state: state.clone(),
         queue: queue.clone(),
-        vectors,
+        targets: Arc::new(Targets::fixed(vectors, spec.clone())),
         embedder,
         bm25: Arc::new(Bm25::english()),
     });

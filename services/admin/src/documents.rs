@@ -5,12 +5,20 @@
 use ragpipe_core::{DocState, DocStatus, Kind};
 use serde::{Deserialize, Serialize};
 
-/// The model and pipeline this build writes; a document indexed with
-/// anything else is stale.
+/// The model and pipeline the index being written is sealed to, and the
+/// extractor version of this build; a document indexed with anything else
+/// is stale.
 #[derive(Debug, Clone, Serialize)]
 pub struct Current {
     pub model: String,
     pub pipeline_version: String,
+    pub extractor_version: String,
+}
+
+impl Current {
+    pub fn is_stale(&self, doc: &DocState) -> bool {
+        doc.is_stale(&self.model, &self.pipeline_version, &self.extractor_version)
+    }
 }
 
 /// A selection of documents. Every field narrows it; the empty filter
@@ -35,7 +43,7 @@ impl Filter {
         self.status.is_none_or(|s| doc.status == s)
             && self.kind.is_none_or(|k| kind(doc) == Some(k))
             && self.reason.as_deref().is_none_or(reason)
-            && (!self.stale || doc.is_stale(&current.model, &current.pipeline_version))
+            && (!self.stale || current.is_stale(doc))
     }
 
     /// True when the filter can only select failed documents: the retry
@@ -89,7 +97,7 @@ impl DocumentView {
             model: doc.model.clone(),
             pipeline_version: doc.pipeline_version.clone(),
             extractor_version: doc.extractor_version.clone(),
-            stale: doc.is_stale(&current.model, &current.pipeline_version),
+            stale: current.is_stale(doc),
             title: doc.title.clone(),
             updated_at: doc.updated_at,
         }

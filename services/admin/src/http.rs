@@ -31,6 +31,7 @@ pub fn router(admin: Admin) -> Router {
         .route("/documents/{id}", get(detail))
         .route("/retry", post(retry))
         .route("/status", get(status))
+        .route("/reindex", get(reindex))
         .layer(middleware::from_fn_with_state(admin.clone(), auth));
     Router::new()
         .route("/", get(|| async { Html(PAGE) }))
@@ -97,7 +98,7 @@ async fn list(State(admin): State<Admin>, Query(filter): Query<Filter>) -> Resul
 async fn detail(State(admin): State<Admin>, Path(id): Path<String>) -> Result<Json<serde_json::Value>, AdminError> {
     let doc_id = DocumentId::from_raw(id.clone());
     let doc = admin.state.get(&doc_id).await?.ok_or(AdminError::NotFound(id))?;
-    let document = DocumentView::new(&doc, &admin.current);
+    let document = DocumentView::new(&doc, &admin.current().await?);
     let mut body = json!({ "document": document });
     if doc.status != DocStatus::Deleted {
         match admin.chunks.chunks(&doc_id).await {
@@ -142,7 +143,7 @@ async fn retry(
 }
 
 /// Counts by status, the current model and pipeline, stale documents,
-/// queue depths and recent sync runs.
+/// queue depths, recent sync runs and the reindex in progress.
 async fn status(State(admin): State<Admin>) -> Result<Json<serde_json::Value>, AdminError> {
     let mut counts = serde_json::Map::new();
     for (s, c) in admin.state.counts().await? {
@@ -156,10 +157,25 @@ async fn status(State(admin): State<Admin>) -> Result<Json<serde_json::Value>, A
         }
     }
     let syncs = admin.state.sync_runs(10).await?;
+    let reindex = reindex_view(&admin).await?;
     Ok(Json(json!({
-        "documents": counts, "stale": stale, "current": admin.current,
-        "queues": queues, "syncs": syncs,
+        "documents": counts, "stale": stale, "current": admin.current().await?,
+        "queues": queues, "syncs": syncs, "reindex": reindex,
     })))
+}
+
+/// The live index, the build in progress with its progress, kept ones.
+async fn reindex(State(admin): State<Admin>) -> Result<Json<serde_json::Value>, AdminError> {
+    Ok(Json(reindex_view(&admin).await?))
+}
+
+async fn reindex_view(admin: &Admin) -> Result<serde_json::Value, AdminError> {
+    let status = crate::reindex::status(admin.state.as_ref()).await?;
+    let (done, total) = status.progress();
+    let mut view = serde_json::to_value(&status).map_err(|e| AdminError::BadRequest(e.to_string()))?;
+    view["done"] = json!(done);
+    view["total"] = json!(total);
+    Ok(view)
 }
 
 /// Ready when the state store (and the broker, in the distributed mode) answer.

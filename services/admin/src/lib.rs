@@ -3,11 +3,13 @@
 //! the CLI (`ragpipe documents`, `ragpipe retry`) and `ragpipe serve admin`
 //! (an HTTP API, its OpenAPI description and a small web page), in both the
 //! embedded and the distributed mode: only the adapters behind [`Admin`]
-//! differ.
+//! differ. [`reindex`] rebuilds the index into a new collection and swaps
+//! it in atomically.
 
 mod documents;
 mod http;
 mod probes;
+pub mod reindex;
 mod retry;
 
 pub use documents::{Current, DocumentView, Filter, ReasonGroup, group_failures};
@@ -18,7 +20,7 @@ pub use retry::{Queued, RetryReport, retry};
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocumentId};
 use ragpipe_queue::{Queue, QueueError};
-use ragpipe_state::{StateError, StateStore};
+use ragpipe_state::{IndexState, StateError, StateStore};
 use ragpipe_vectors::ChunkPayload;
 use std::sync::Arc;
 
@@ -28,7 +30,7 @@ pub enum AdminError {
     State(#[from] StateError),
     #[error(transparent)]
     Queue(#[from] QueueError),
-    #[error("reading chunks: {0}")]
+    #[error("vector store: {0}")]
     Chunks(String),
     #[error("no document {0}")]
     NotFound(String),
@@ -51,26 +53,56 @@ pub struct Admin {
     /// Where retried documents' extract jobs go; `None` in the embedded mode.
     pub queue: Option<Arc<dyn Queue>>,
     pub chunks: Arc<dyn ChunkReader>,
+    /// The configured seal and this build's extractor version: what
+    /// "stale" is against before the registry records an index.
     pub current: Current,
     /// Bearer token required on `/api/*`; `None` = no auth (loopback only).
     pub token: Option<String>,
 }
 
 impl Admin {
+    /// What documents are compared with to be stale: the seal of the index
+    /// being written (the building one during a reindex), else the
+    /// configured one (`current`).
+    pub async fn current(&self) -> Result<Current, AdminError> {
+        current(self.state.as_ref(), &self.current).await
+    }
+
     /// Documents the filter selects, ordered by source.
     pub async fn select(&self, filter: &Filter) -> Result<Vec<DocState>, AdminError> {
-        select(self.state.as_ref(), filter, &self.current).await
+        select(self.state.as_ref(), filter, &self.current().await?).await
     }
 
     /// Documents the filter selects, as the admin tools show them.
     pub async fn documents(&self, filter: &Filter) -> Result<Vec<DocumentView>, AdminError> {
-        Ok(self.select(filter).await?.iter().map(|d| DocumentView::new(d, &self.current)).collect())
+        let current = self.current().await?;
+        Ok(select(self.state.as_ref(), filter, &current)
+            .await?
+            .iter()
+            .map(|d| DocumentView::new(d, &current))
+            .collect())
     }
 
     /// Retries documents by id, or every failed document a filter selects.
     pub async fn retry(&self, ids: &[DocumentId]) -> Result<RetryReport, AdminError> {
         retry(self.state.as_ref(), self.queue.as_deref(), ids).await
     }
+}
+
+/// The seal of the index being written (the building one during a
+/// reindex, else the live one) with this build's extractor version; the
+/// `configured` one while the registry has no index.
+pub async fn current(state: &dyn StateStore, configured: &Current) -> Result<Current, AdminError> {
+    let indexes = state.indexes().await?;
+    let write = [IndexState::Building, IndexState::Live].iter().find_map(|st| indexes.iter().find(|i| i.state == *st));
+    Ok(match write {
+        Some(i) => Current {
+            model: i.model.clone(),
+            pipeline_version: i.pipeline_version.clone(),
+            extractor_version: configured.extractor_version.clone(),
+        },
+        None => configured.clone(),
+    })
 }
 
 /// Documents the filter selects, ordered by source.

@@ -9,7 +9,7 @@ use http_body_util::BodyExt;
 use ragpipe_admin::{Admin, ChunkReader, Current};
 use ragpipe_core::{DocumentId, Stage};
 use ragpipe_queue::{MemoryQueue, Queue, Topic};
-use ragpipe_state::{Observed, SqlStateStore, StateStore};
+use ragpipe_state::{NewIndex, Observed, SqlStateStore, StateStore};
 use ragpipe_vectors::ChunkPayload;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -60,7 +60,11 @@ impl Fixture {
             state: self.state.clone(),
             queue: Some(self.queue.clone()),
             chunks: Arc::new(Unreachable),
-            current: Current { model: "all-MiniLM-L6-v2".into(), pipeline_version: "1".into() },
+            current: Current {
+                model: "all-MiniLM-L6-v2".into(),
+                pipeline_version: "1".into(),
+                extractor_version: "1".into(),
+            },
             token: token.map(String::from),
         }
     }
@@ -190,4 +194,33 @@ async fn without_a_token_the_server_only_binds_loopback() {
     assert!(err.to_string().contains("without a token"), "{err}");
     assert!(ragpipe_admin::bind("127.0.0.1:0", None).await.is_ok());
     assert!(ragpipe_admin::bind("0.0.0.0:0", Some("t")).await.is_ok());
+}
+
+#[tokio::test]
+async fn reindex_progress_and_the_seal_it_writes_are_reported() {
+    let fx = Fixture::new().await;
+    let admin = fx.admin(None);
+    let index = |name: &str, pipeline: &str| NewIndex {
+        name: name.into(),
+        model: "all-MiniLM-L6-v2".into(),
+        dims: 384,
+        pipeline_version: pipeline.into(),
+        keep_old: false,
+    };
+    let (_, before) = call(&admin, "GET", "/api/reindex", None, None).await;
+    assert_eq!((before["live"].clone(), before["building"].clone()), (Value::Null, Value::Null));
+    assert!(fx.state.adopt_index(&index("chunks_p1", "1")).await.unwrap());
+    assert!(fx.state.begin_build(&index("chunks_p2", "2")).await.unwrap());
+
+    let (code, ix) = call(&admin, "GET", "/api/reindex", None, None).await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!((ix["live"]["name"].as_str(), ix["building"]["name"].as_str()), (Some("chunks_p1"), Some("chunks_p2")));
+    assert_eq!(
+        (ix["building"]["documents"].as_i64(), ix["done"].as_i64(), ix["total"].as_i64()),
+        (Some(5), Some(0), Some(5))
+    );
+    let (_, status) = call(&admin, "GET", "/api/status", None, None).await;
+    assert_eq!(status["reindex"]["building"]["pipeline_version"], "2");
+    assert_eq!(status["current"]["pipeline_version"], "2", "documents are compared with the index being written");
+    assert_eq!(status["documents"]["queued"].as_i64(), Some(5), "every document queued for the new index");
 }

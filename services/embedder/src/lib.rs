@@ -5,7 +5,11 @@
 //! document's points in the vector store, record that count with model, dims
 //! and versions as `indexed`, then delete older generations -> ack last.
 //! A redelivered batch rewrites the same points and records nothing twice.
+//! The collection written is the registry's write target (see [`Targets`]):
+//! the index a reindex is building, else the live one.
 
 mod stage;
+mod target;
 
 pub use stage::{EmbedStage, Outcome, run};
+pub use target::{Target, TargetError, Targets, spec_of};

@@ -1,10 +1,11 @@
+use crate::{Target, Targets};
 use opentelemetry::KeyValue;
-use ragpipe_core::{DeleteJob, DocStatus, EmbedJob, Job, PIPELINE_VERSION, Stage, point_id};
+use ragpipe_core::{DeleteJob, DocStatus, EmbedJob, Job, Stage, point_id};
 use ragpipe_embed::Embedder;
 use ragpipe_queue::{Delivery, Queue, QueueError, Topic};
 use ragpipe_state::{BatchStats, Completion, StateStore};
 use ragpipe_telemetry::metrics::metrics;
-use ragpipe_vectors::{Bm25, ChunkPayload, Point, VectorStore};
+use ragpipe_vectors::{Bm25, ChunkPayload, Point};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,7 +15,8 @@ use tracing::Instrument;
 pub struct EmbedStage {
     pub state: Arc<dyn StateStore>,
     pub queue: Arc<dyn Queue>,
-    pub vectors: Arc<dyn VectorStore>,
+    /// The collection batches go to: the registry's write target.
+    pub targets: Arc<Targets>,
     pub embedder: Arc<dyn Embedder>,
     pub bm25: Arc<Bm25>,
 }
@@ -92,6 +94,20 @@ impl EmbedStage {
             Ok(_) => return Outcome::Stale,
             Err(e) => return Outcome::Retry(e.to_string()),
         }
+        let target = match self.targets.resolve().await {
+            Ok(t) => t,
+            Err(e) => return Outcome::Retry(e.to_string()),
+        };
+        if target.spec.model != self.embedder.model() || target.spec.dims != self.embedder.dims() {
+            // Another worker (deployed for the new model) must take it.
+            return Outcome::Retry(format!(
+                "index {} is sealed to {} ({} dims); this embedder runs {}",
+                target.name,
+                target.spec.model,
+                target.spec.dims,
+                self.embedder.model()
+            ));
+        }
         let started = Instant::now();
         let texts: Vec<String> = job.chunks.iter().map(|c| c.text.clone()).collect();
         let embedder = Arc::clone(&self.embedder);
@@ -129,11 +145,11 @@ impl EmbedStage {
                     text: c.text.clone(),
                     tokens: c.tokens,
                     model: self.embedder.model().into(),
-                    pipeline_version: PIPELINE_VERSION.into(),
+                    pipeline_version: target.spec.pipeline_version.clone(),
                 },
             })
             .collect();
-        if let Err(e) = self.vectors.upsert(points).instrument(tracing::info_span!("upsert")).await {
+        if let Err(e) = target.store.upsert(points).instrument(tracing::info_span!("upsert")).await {
             return Outcome::Retry(e.to_string());
         }
         let m = metrics();
@@ -153,7 +169,7 @@ impl EmbedStage {
             Err(e) => return Outcome::Retry(e.to_string()),
         };
         let completed = stored >= i64::from(job.batch_count);
-        if completed && let Some(retry) = self.complete(job).instrument(tracing::info_span!("commit")).await {
+        if completed && let Some(retry) = self.complete(job, &target).instrument(tracing::info_span!("commit")).await {
             return retry;
         }
         if completed {
@@ -164,9 +180,9 @@ impl EmbedStage {
     }
 
     /// Finishes a generation: count in the store, commit state, drop old points.
-    async fn complete(&self, job: &EmbedJob) -> Option<Outcome> {
+    async fn complete(&self, job: &EmbedJob, target: &Target) -> Option<Outcome> {
         let id = &job.document_id;
-        let counted = match self.vectors.count(id, Some(job.generation)).await {
+        let counted = match target.store.count(id, Some(job.generation)).await {
             Ok(n) => n as i64,
             Err(e) => return Some(Outcome::Retry(e.to_string())),
         };
@@ -179,21 +195,28 @@ impl EmbedStage {
             chunks_stored: counted,
             model: self.embedder.model().into(),
             dims: self.embedder.dims() as i64,
-            pipeline_version: PIPELINE_VERSION.into(),
+            pipeline_version: target.spec.pipeline_version.clone(),
         };
         if let Err(e) = self.state.complete(id, job.generation, &completion).await {
             return Some(Outcome::Retry(e.to_string()));
         }
         // Older generations are deleted only once the new one is committed, so
         // a search never finds a document with no points.
-        if let Err(e) = self.vectors.delete_document(id, Some(job.generation)).await {
+        if let Err(e) = target.store.delete_document(id, Some(job.generation)).await {
             return Some(Outcome::Retry(e.to_string()));
         }
         None
     }
 
+    /// Deletes a removed document from the write target. During a reindex
+    /// the live index keeps it until the swap: nothing but searches touches
+    /// the live collection then.
     async fn delete(&self, job: &DeleteJob) -> Outcome {
-        match self.vectors.delete_document(&job.document_id, None).await {
+        let target = match self.targets.resolve().await {
+            Ok(t) => t,
+            Err(e) => return Outcome::Retry(e.to_string()),
+        };
+        match target.store.delete_document(&job.document_id, None).await {
             Ok(()) => Outcome::Deleted,
             Err(e) => Outcome::Retry(e.to_string()),
         }

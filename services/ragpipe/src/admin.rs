@@ -7,7 +7,8 @@ use async_trait::async_trait;
 use ragpipe_admin::{Admin, ChunkReader, Current};
 use ragpipe_config::Config;
 use ragpipe_core::DocumentId;
-use ragpipe_vectors::{ChunkPayload, CollectionSpec, VectorStore};
+use ragpipe_state::SqlStateStore;
+use ragpipe_vectors::ChunkPayload;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -19,18 +20,20 @@ pub async fn build(config: &Config) -> anyhow::Result<Admin> {
         Some(_) => Some(serve::open_queue(config).await?),
         None => None,
     };
-    let spec = embedded::configured_collection(config);
-    let chunks: Arc<dyn ChunkReader> = match config.distributed.qdrant_url {
-        Some(_) => Arc::new(Held(embedded::open_vectors(config, &spec).await?)),
-        None => Arc::new(OpenPerRequest { config: config.clone(), spec }),
-    };
+    let chunks = Arc::new(OpenPerRequest { config: config.clone(), state: state.clone() });
     Ok(Admin { state, queue, chunks, current: current(config), token: config.admin.token.clone() })
 }
 
-/// The model and pipeline this configuration writes (what "stale" is against).
+/// The model and pipeline this configuration seals a new index to, and this
+/// build's extractor version (what "stale" is against until the registry
+/// records an index; then its seal is).
 pub fn current(config: &Config) -> Current {
     let spec = embedded::configured_collection(config);
-    Current { model: spec.model, pipeline_version: spec.pipeline_version }
+    Current {
+        model: spec.model,
+        pipeline_version: spec.pipeline_version,
+        extractor_version: ragpipe_extract::EXTRACTOR_VERSION.into(),
+    }
 }
 
 /// `ragpipe serve admin`: serves until SIGTERM or Ctrl-C.
@@ -51,27 +54,18 @@ pub fn updated(ms: i64) -> String {
     format!("{} ago", humantime::format_duration(std::time::Duration::from_secs(secs)))
 }
 
-/// A vector store shared by every request (a Qdrant server).
-struct Held(Arc<dyn VectorStore>);
-
-#[async_trait]
-impl ChunkReader for Held {
-    async fn chunks(&self, id: &DocumentId) -> Result<Vec<ChunkPayload>, String> {
-        self.0.chunks(Some(id)).await.map_err(|e| e.to_string())
-    }
-}
-
-/// The embedded store, opened for each request and closed after it, so the
-/// admin server never keeps `ragpipe ingest` from opening it.
+/// The live collection, opened for each request and closed after it: the
+/// embedded store admits one owner, so the admin server never keeps
+/// `ragpipe ingest` from opening it, and a reindex's swap is followed.
 struct OpenPerRequest {
     config: Config,
-    spec: CollectionSpec,
+    state: Arc<SqlStateStore>,
 }
 
 #[async_trait]
 impl ChunkReader for OpenPerRequest {
     async fn chunks(&self, id: &DocumentId) -> Result<Vec<ChunkPayload>, String> {
-        let store = embedded::open_vectors(&self.config, &self.spec).await.map_err(|e| format!("{e:#}"))?;
+        let (_, store) = embedded::open_live(&self.config, self.state.as_ref()).await.map_err(|e| format!("{e:#}"))?;
         store.chunks(Some(id)).await.map_err(|e| e.to_string())
     }
 }

@@ -12,8 +12,7 @@ use std::process::ExitCode;
 pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&config).await?;
     let id = resolve(state.as_ref(), &args.document).await?;
-    let embedder = embedded::load_embedder(&config)?;
-    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
+    let (_, vectors) = embedded::open_live(&config, state.as_ref()).await?;
     let chunks = vectors.chunks(Some(&id)).await?;
     if args.json {
         let list: Vec<_> = chunks

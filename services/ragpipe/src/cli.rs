@@ -44,6 +44,10 @@ pub enum Command {
     Documents(DocumentsArgs),
     /// Queue failed documents again (new generation, attempts reset).
     Retry(RetryArgs),
+    /// Rebuild the index into a new collection (new model or pipeline
+    /// version) while searches read the old one; swap atomically when every
+    /// document is indexed or failed in it. Run again to resume.
+    Reindex(ReindexArgs),
     /// Distributed mode: one coordinator run over `[distributed]` (S3 or a
     /// folder, PostgreSQL, RabbitMQ); prints new/changed/deleted counts.
     Sync(SyncArgs),
@@ -124,6 +128,38 @@ pub struct RetryArgs {
     /// Print what was queued as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReindexArgs {
+    /// Target model (default: `[model] variant`; with --stale-only, the
+    /// live index's).
+    #[arg(long, value_parser = parse_variant)]
+    pub model: Option<ragpipe_embed::ModelVariant>,
+    /// Target pipeline version label (default: this build's; with
+    /// --stale-only, the live index's).
+    #[arg(long)]
+    pub pipeline_version: Option<String>,
+    /// Only documents whose recorded model, pipeline or extractor version
+    /// differ from the target's (in place when the target is the live
+    /// index's seal).
+    #[arg(long)]
+    pub stale_only: bool,
+    /// Keep the old collection after the swap (default: drop it).
+    #[arg(long)]
+    pub keep_old: bool,
+    /// Embedded mode: the folder to read (default: the last ingested one).
+    #[arg(long)]
+    pub folder: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+    /// Hide the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn parse_variant(s: &str) -> Result<ragpipe_embed::ModelVariant, String> {
+    ragpipe_embed::ModelVariant::parse(s).ok_or_else(|| "not a model variant: fp32 or int8".into())
 }
 
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// the vector store.
 pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&config).await?;
-    let current = admin::current(&config);
+    let current = ragpipe_admin::current(state.as_ref(), &admin::current(&config)).await?;
     let selected = ragpipe_admin::select(state.as_ref(), &args.filter.filter(args.stale), &current).await?;
     let docs: Vec<DocumentView> = selected.iter().map(|d| DocumentView::new(d, &current)).collect();
     if args.json {

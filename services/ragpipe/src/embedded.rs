@@ -3,9 +3,9 @@
 
 use anyhow::Context;
 use ragpipe_config::Config;
-use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
-use ragpipe_state::SqlStateStore;
-use ragpipe_vectors::{CollectionSpec, EdgeStore, QdrantStore, VectorStore};
+use ragpipe_embed::{ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
+use ragpipe_state::{IndexRecord, NewIndex, SqlStateStore, StateStore, live_index};
+use ragpipe_vectors::{CollectionSpec, Collections, EdgeCollections, QdrantCollections, QdrantStore, VectorStore};
 use std::sync::Arc;
 
 pub fn model_files(config: &Config, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
@@ -16,8 +16,24 @@ pub fn variant(config: &Config) -> ModelVariant {
     ModelVariant::parse(&config.model.variant).unwrap_or_default()
 }
 
+/// The embedder of the configured model (`[model] variant`).
 pub fn load_embedder(config: &Config) -> anyhow::Result<Arc<OnnxEmbedder>> {
-    let files = model_files(config, variant(config))?;
+    load_variant(config, variant(config))
+}
+
+/// The embedder an index is sealed to: its vectors and a query's must come
+/// from the same model, whatever the configuration now says.
+pub fn load_embedder_for(config: &Config, index: &IndexRecord) -> anyhow::Result<Arc<OnnxEmbedder>> {
+    let variant = ModelVariant::from_recorded(&index.model)
+        .with_context(|| format!("index {} is sealed to an unknown model {:?}", index.name, index.model))?;
+    if variant != self::variant(config) {
+        tracing::info!(index = %index.name, model = %index.model, "using the index's model, not the configured one");
+    }
+    load_variant(config, variant)
+}
+
+fn load_variant(config: &Config, variant: ModelVariant) -> anyhow::Result<Arc<OnnxEmbedder>> {
+    let files = model_files(config, variant)?;
     Ok(Arc::new(OnnxEmbedder::load(&files, config.model.threads, config.model.batch_size)?))
 }
 
@@ -53,18 +69,8 @@ pub async fn open_state(config: &Config) -> anyhow::Result<Arc<SqlStateStore>> {
     Ok(Arc::new(SqlStateStore::connect(&url).await?.with_lease(lease)))
 }
 
-/// The collection this build writes and searches: sealed to model, dims and
-/// pipeline version.
-pub fn collection(embedder: &dyn Embedder) -> CollectionSpec {
-    CollectionSpec {
-        model: embedder.model().to_string(),
-        dims: embedder.dims(),
-        pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
-    }
-}
-
-/// The collection of the configured model without loading it (for tools
-/// that only read).
+/// The collection spec of the configured model and this build's pipeline
+/// version (what a new index is sealed to).
 pub fn configured_collection(config: &Config) -> CollectionSpec {
     CollectionSpec {
         model: variant(config).recorded_name(),
@@ -73,17 +79,55 @@ pub fn configured_collection(config: &Config) -> CollectionSpec {
     }
 }
 
-/// The vector store: a Qdrant server when `distributed.qdrant_url` is set
-/// (searches read through the `{namespace}_chunks` alias), else the embedded
-/// qdrant-edge store in the data directory.
-pub async fn open_vectors(config: &Config, spec: &CollectionSpec) -> anyhow::Result<Arc<dyn VectorStore>> {
+/// What a registry with no index yet records as live: the configured
+/// collection, under the name indexes had before the registry existed.
+pub fn first_index(config: &Config) -> NewIndex {
+    let spec = configured_collection(config);
+    NewIndex {
+        name: spec.name(),
+        model: spec.model,
+        dims: spec.dims as i64,
+        pipeline_version: spec.pipeline_version,
+        keep_old: false,
+    }
+}
+
+/// Where collections live: a Qdrant server when `distributed.qdrant_url` is
+/// set (its `{namespace}_chunks` alias follows the live one), else one
+/// qdrant-edge directory per collection under the data directory.
+pub fn collections(config: &Config) -> anyhow::Result<Arc<dyn Collections>> {
     let d = &config.distributed;
     if let Some(url) = &d.qdrant_url {
-        let alias = format!("{}_chunks", d.namespace.as_deref().unwrap_or("ragpipe"));
-        let store = QdrantStore::open(url, d.qdrant_api_key.as_deref(), spec, Some(&alias))
-            .await
+        let client = QdrantStore::connect(url, d.qdrant_api_key.as_deref())
             .context("connecting to Qdrant (distributed.qdrant_url)")?;
-        return Ok(Arc::new(store));
+        let alias = format!("{}_chunks", d.namespace.as_deref().unwrap_or("ragpipe"));
+        return Ok(Arc::new(QdrantCollections { client, alias }));
     }
-    Ok(Arc::new(EdgeStore::open(&config.data_dir.join("vectors"), spec)?))
+    Ok(Arc::new(EdgeCollections { root: config.data_dir.join("vectors") }))
+}
+
+/// The live index and its collection, for searching and reading chunks.
+/// A reindex may swap and drop the collection between reading the registry
+/// and opening it; then the registry is read again (it names the new one).
+pub async fn open_live(config: &Config, state: &dyn StateStore) -> anyhow::Result<(IndexRecord, Arc<dyn VectorStore>)> {
+    let collections = collections(config)?;
+    let first = first_index(config);
+    for _ in 0..5 {
+        let index = live_index(state, &first).await?;
+        let spec = ragpipe_embedder::spec_of(&index);
+        let opened = collections.open(&index.name, &spec).await;
+        // A swap in between: the registry names another collection now.
+        if live_index(state, &first).await?.name != index.name {
+            continue;
+        }
+        return match opened? {
+            Some(store) => Ok((index, store)),
+            // Nothing was ever written to it: an empty index.
+            None => {
+                let store = collections.create(&index.name, &spec).await?;
+                Ok((index, store))
+            }
+        };
+    }
+    anyhow::bail!("the live index kept changing while it was being opened")
 }

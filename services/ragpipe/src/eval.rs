@@ -27,9 +27,9 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         Some(p) => parse_lines(&std::fs::read_to_string(p)?)?,
         None => Vec::new(),
     };
-    let embedder = embedded::load_embedder(&config)?;
     let state = embedded::open_state(&config).await?;
-    let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
+    let (index, vectors) = embedded::open_live(&config, state.as_ref()).await?;
+    let embedder = embedded::load_embedder_for(&config, &index)?;
     let chunks = vectors.chunks(None).await?;
     if chunks.is_empty() {
         bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());

@@ -5,11 +5,12 @@
 use crate::cli::IngestArgs;
 use crate::embedded;
 use indicatif::{ProgressBar, ProgressStyle};
+use ragpipe_admin::reindex::{self, Swapped};
 use ragpipe_chunking::TokenCounter;
 use ragpipe_config::Config;
 use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
 use ragpipe_core::DocStatus;
-use ragpipe_embedder::EmbedStage;
+use ragpipe_embedder::{EmbedStage, Targets};
 use ragpipe_extractor::{ChildLimits, Extractor, ExtractorConfig, Isolation, SIDECAR_EXTENSIONS};
 use ragpipe_queue::{MemoryQueue, Queue, Topic};
 use ragpipe_source::{FolderSource, ObjectSource};
@@ -30,6 +31,9 @@ struct Summary {
     truncated: i64,
     seconds: f64,
     chunks_per_second: f64,
+    /// A reindex this run completed: the new index went live.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    swapped: Option<Swapped>,
 }
 
 #[derive(Debug, Serialize)]
@@ -58,14 +62,19 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+/// One ingest run. New generations go to the registry's write target: the
+/// live index, or the one a reindex is building, whose build the run then
+/// goes on with (and completes with the swap when nothing is left pending).
+pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let config = config.clone();
     let started = Instant::now();
-    let embedder = embedded::load_embedder(&config)?;
     let tokenizer = embedded::load_tokenizer(&config)?;
     let state = embedded::open_state(&config).await?;
-    let spec = embedded::collection(embedder.as_ref());
-    let vectors = embedded::open_vectors(&config, &spec).await?;
+    let first = embedded::first_index(&config);
+    let index = ragpipe_state::write_index(state.as_ref(), &first).await?;
+    let embedder = embedded::load_embedder_for(&config, &index)?;
+    let collections = embedded::collections(&config)?;
+    let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
     // Transcript sidecars are read with their audio, not indexed on their own.
     let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
     let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity));
@@ -75,7 +84,7 @@ async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitC
     let stage = Arc::new(EmbedStage {
         state: state.clone(),
         queue: queue.clone(),
-        vectors: vectors.clone(),
+        targets: targets.clone(),
         embedder: embedder.clone(),
         bm25: Arc::new(Bm25::english()),
     });
@@ -106,9 +115,14 @@ async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitC
     if report.enqueued() + report.deleted > 0 {
         // qdrant-edge never optimises on its own: merge segments and build the
         // HNSW index once per run, after the bulk writes.
-        vectors.optimize().await?;
+        targets.resolve().await?.store.optimize().await?;
     }
-    let summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
+    // Release the collection before a swap makes it the one searches open.
+    drop(stage);
+    drop(targets);
+    let swapped = reindex::finish(state.as_ref(), collections.as_ref()).await?;
+    let mut summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
+    summary.swapped = swapped;
     print_summary(&summary, args.json)?;
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -196,6 +210,7 @@ async fn summarize(
         truncated: get(DocStatus::Indexed).truncated,
         seconds,
         chunks_per_second: new_chunks.max(0) as f64 / seconds.max(1e-9),
+        swapped: None,
     })
 }
 
@@ -213,6 +228,11 @@ fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
         "{} documents indexed, {} chunks in the index; {:.1}s ({:.1} new chunks/s)",
         s.indexed, s.chunks_stored, s.seconds, s.chunks_per_second
     );
+    if let Some(sw) = &s.swapped {
+        let dropped = if sw.dropped { "dropped" } else { "kept" };
+        let from = sw.from.as_deref().unwrap_or("-");
+        println!("reindex complete: searches now read {}; the old index {from} was {dropped}", sw.to);
+    }
     if s.truncated > 0 {
         println!("warning: {} chunks were longer than the model window and truncated", s.truncated);
     }

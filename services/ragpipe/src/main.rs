@@ -10,6 +10,7 @@ mod documents;
 mod embedded;
 mod eval;
 mod ingest;
+mod reindex;
 mod retry;
 mod search;
 mod serve;
@@ -72,6 +73,7 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Sync(args) => serve::sync(config, args).await,
             Command::Documents(args) => documents::run(config, args).await,
             Command::Retry(args) => retry::run(config, args).await,
+            Command::Reindex(args) => reindex::run(config, args).await,
             Command::Serve { role: ServeRole::Admin, listen } => admin::serve(config, listen).await,
             Command::Serve { role, .. } => serve::serve(config, role).await,
             Command::Eval(args) => eval::run(config, args).await,

@@ -3,14 +3,17 @@
 use crate::cli::SearchArgs;
 use crate::embedded;
 use ragpipe_config::Config;
-use ragpipe_embed::Embedder;
+use ragpipe_embed::{Embedder, OnnxEmbedder};
 use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
 use ragpipe_vectors::{Bm25, VectorStore};
 use serde::Serialize;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(Debug, Serialize)]
 struct Output {
+    /// The index searched (the live one).
+    index: IndexOut,
     query: String,
     abstained: bool,
     threshold: Option<f32>,
@@ -28,15 +31,32 @@ struct HitOut {
     content: String,
     distance: f32,
     score: f32,
+    /// The pipeline version the chunk was written by.
+    pipeline_version: String,
+}
+
+#[derive(Debug, Serialize)]
+struct IndexOut {
+    name: String,
+    model: String,
+    pipeline_version: String,
 }
 
 pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    let embedder = embedded::load_embedder(&config)?;
-    let spec = embedded::collection(embedder.as_ref());
-    let vectors = embedded::open_vectors(&config, &spec).await?;
-    let query = args.query.clone();
-    let e = embedder.clone();
-    let vector = tokio::task::spawn_blocking(move || e.embed(&[query.as_str()])).await??.vectors.remove(0);
+    // The live index decides the model: a query must be embedded by the
+    // model its index is sealed to. The collection is opened only once the
+    // query is embedded, so a search holds it for the query alone (an
+    // embedded collection has one owner at a time).
+    let state = embedded::open_state(&config).await?;
+    let live = ragpipe_state::live_index(state.as_ref(), &embedded::first_index(&config)).await?;
+    let mut embedder = embedded::load_embedder_for(&config, &live)?;
+    let mut vector = embed_query(&embedder, &args.query).await?;
+    let (index, vectors) = embedded::open_live(&config, state.as_ref()).await?;
+    if index.model != live.model {
+        // A reindex to another model swapped in between.
+        embedder = embedded::load_embedder_for(&config, &index)?;
+        vector = embed_query(&embedder, &args.query).await?;
+    }
     let threshold = (!args.no_threshold).then_some(config.search.threshold);
     let dense_only = args.dense_only || config.search.mode == "dense";
     let opts = SearchOptions {
@@ -48,6 +68,7 @@ pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let answer =
         retrieval::search(vectors.as_ref() as &dyn VectorStore, &Bm25::english(), &vector, &args.query, &opts).await?;
     let out = Output {
+        index: IndexOut { name: index.name, model: index.model, pipeline_version: index.pipeline_version },
         query: args.query,
         abstained: answer.abstained,
         threshold,
@@ -64,6 +85,7 @@ pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
                 content: h.payload.content,
                 distance: h.distance,
                 score: h.score,
+                pipeline_version: h.payload.pipeline_version,
             })
             .collect(),
     };
@@ -73,6 +95,11 @@ pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
         print_text(&out);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+async fn embed_query(embedder: &Arc<OnnxEmbedder>, query: &str) -> anyhow::Result<Vec<f32>> {
+    let (e, q) = (embedder.clone(), query.to_string());
+    Ok(tokio::task::spawn_blocking(move || e.embed(&[q.as_str()])).await??.vectors.remove(0))
 }
 
 fn print_text(out: &Output) {

@@ -14,7 +14,7 @@ use crate::{embedded, ingest};
 use anyhow::{Context, bail};
 use ragpipe_config::Config;
 use ragpipe_coordinator::{CoordinatorError, SyncOptions, sync_once};
-use ragpipe_embedder::EmbedStage;
+use ragpipe_embedder::{EmbedStage, Targets};
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
 use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue, QueueError};
 use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Source};
@@ -94,14 +94,18 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
             })
         }
         ServeRole::Embedder => {
-            let embedder = embedded::load_embedder(&config)?;
-            let vectors = embedded::open_vectors(&config, &embedded::collection(embedder.as_ref())).await?;
+            // The model of the index being written; the target is looked up
+            // again for every job, so a reindex that starts or swaps is followed.
+            let first = embedded::first_index(&config);
+            let index = ragpipe_state::write_index(state.as_ref(), &first).await?;
+            let embedder = embedded::load_embedder_for(&config, &index)?;
+            let targets = Arc::new(Targets::registry(state.clone(), embedded::collections(&config)?, first));
             let bm25 = Arc::new(Bm25::english());
             Box::new(move |queue, n| {
                 let stage = Arc::new(EmbedStage {
                     state: state.clone(),
                     queue,
-                    vectors: vectors.clone(),
+                    targets: targets.clone(),
                     embedder: embedder.clone(),
                     bm25: bm25.clone(),
                 });

@@ -1,9 +1,10 @@
 //! `ragpipe status`: what the index holds, what failed and why, what is stale.
 
 use crate::cli::StatusArgs;
-use crate::embedded;
+use crate::{admin, embedded};
+use ragpipe_admin::reindex::ReindexStatus;
 use ragpipe_config::Config;
-use ragpipe_core::{DocStatus, PIPELINE_VERSION};
+use ragpipe_core::DocStatus;
 use ragpipe_state::StateStore;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,7 +20,9 @@ struct Output {
     failed: Vec<Entry>,
     stale: Vec<Entry>,
     model: String,
-    pipeline_version: &'static str,
+    pipeline_version: String,
+    /// The live index, a reindex in progress, kept old indexes.
+    index: ReindexStatus,
 }
 
 #[derive(Debug, Serialize)]
@@ -31,7 +34,8 @@ struct Entry {
 
 pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
     let state = embedded::open_state(&config).await?;
-    let model = embedded::variant(&config).recorded_name();
+    let current = ragpipe_admin::current(state.as_ref(), &admin::current(&config)).await?;
+    let index = ragpipe_admin::reindex::status(state.as_ref()).await?;
     let counts = state.counts().await?;
     let mut documents: BTreeMap<&'static str, i64> = DocStatus::ALL.iter().map(|s| (s.as_str(), 0)).collect();
     for (s, c) in &counts {
@@ -56,7 +60,7 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         .list(Some(DocStatus::Indexed))
         .await?
         .into_iter()
-        .filter(|d| d.is_stale(&model, PIPELINE_VERSION))
+        .filter(|d| current.is_stale(d))
         .map(|d| Entry {
             detail: format!(
                 "indexed with {} / pipeline {}",
@@ -75,8 +79,9 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         truncated: indexed.truncated,
         failed,
         stale,
-        model,
-        pipeline_version: PIPELINE_VERSION,
+        model: current.model,
+        pipeline_version: current.pipeline_version,
+        index,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -87,6 +92,7 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
     println!("chunks: {} ({} tokens embedded, {} on headers)", out.chunks, out.tokens, out.header_tokens);
     println!("truncated chunks: {}", out.truncated);
     println!("model: {}, pipeline version {}", out.model, out.pipeline_version);
+    print_index(&out.index);
     for (title, list) in [("failed", &out.failed), ("stale", &out.stale)] {
         if !list.is_empty() {
             println!("{title} ({}):", list.len());
@@ -96,4 +102,21 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_index(index: &ReindexStatus) {
+    if let Some(live) = &index.live {
+        println!("live index: {} ({} / pipeline {})", live.name, live.model, live.pipeline_version);
+    }
+    if let Some(b) = &index.building {
+        let (done, total) = index.progress();
+        println!(
+            "reindex in progress: {} ({} / pipeline {}): {done} of {total} documents done \
+             ({} indexed, {} failed); searches read the live index until the swap",
+            b.name, b.model, b.pipeline_version, index.indexed, index.failed
+        );
+    }
+    for r in &index.retired {
+        println!("kept old index: {} ({} / pipeline {})", r.name, r.model, r.pipeline_version);
+    }
 }

@@ -1,229 +1,19 @@
-//! The distributed mode end to end on real engines: objects in SeaweedFS
-//! (`RAGPIPE_TEST_S3_ENDPOINT`), jobs on RabbitMQ (`RAGPIPE_TEST_AMQP_URL`),
-//! state in PostgreSQL (`RAGPIPE_TEST_POSTGRES_URL`), workers as separate
-//! `ragpipe serve` processes. Each test has its own bucket, queue namespace
-//! and database schema.
+//! The distributed mode end to end on real engines: objects in SeaweedFS,
+//! jobs on RabbitMQ, state in PostgreSQL, workers as separate `ragpipe
+//! serve` processes (`common::deployment`). Each test has its own bucket,
+//! queue namespace and database schema.
 
-use ragpipe_core::{DocState, DocStatus, DocumentId, PIPELINE_VERSION};
-use ragpipe_state::{SqlStateStore, StateStore};
-use ragpipe_vectors::{CollectionSpec, EdgeStore, VectorStore};
+use ragpipe_core::{DocState, DocStatus};
+use ragpipe_state::StateStore;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::net::{Proxy, free_port, http_get};
-
-fn fixture(kind: &str, name: &str) -> Vec<u8> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures");
-    std::fs::read(root.join(kind).join(name)).unwrap()
-}
-
-fn unique() -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    format!("{}-{nanos}", std::process::id())
-}
-
-/// One deployment: a bucket, a queue namespace, a schema, a data dir.
-struct Deployment {
-    bucket: String,
-    s3: ragpipe_source::S3Config,
-    env: Vec<(String, String)>,
-    state_url: String,
-    data: tempfile::TempDir,
-    workers: Vec<(&'static str, Child)>,
-    /// Every worker reaches RabbitMQ through this proxy, so the test can cut
-    /// all their connections at once.
-    broker: Proxy,
-}
-
-impl Deployment {
-    async fn new() -> Self {
-        let id = unique();
-        let endpoint = std::env::var("RAGPIPE_TEST_S3_ENDPOINT")
-            .expect("RAGPIPE_TEST_S3_ENDPOINT must name an S3 server: eval \"$(scripts/s3-server.sh start)\"");
-        let (key, secret) = (
-            std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "ragpipe".into()),
-            std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "ragpipe-secret".into()),
-        );
-        let bucket = format!("dist-{id}");
-        let s3 = ragpipe_source::S3Config {
-            bucket: bucket.clone(),
-            prefix: "docs/".into(),
-            endpoint: Some(endpoint.clone()),
-            region: "us-east-1".into(),
-            access_key: key.clone(),
-            secret_key: secret.clone(),
-        };
-        s3.client().create_bucket().bucket(&bucket).send().await.expect("create bucket");
-
-        let pg = std::env::var("RAGPIPE_TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-        let schema = format!("dist_{}", id.replace('-', "_"));
-        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&pg).await.expect("postgres reachable");
-        sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
-        let sep = if pg.contains('?') { '&' } else { '?' };
-        let state_url = format!("{pg}{sep}options=-c%20search_path%3D{schema}");
-        let amqp =
-            std::env::var("RAGPIPE_TEST_AMQP_URL").unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
-        let data = tempfile::tempdir().unwrap();
-        let (host, rest) = amqp.split_once('@').expect("amqp://user:pass@host:port/vhost");
-        let (hostport, vhost) = rest.split_once('/').unwrap_or((rest, ""));
-        let broker = Proxy::start(0, hostport).await;
-        let amqp = format!("{host}@127.0.0.1:{}/{vhost}", broker.port);
-        let env = vec![
-            ("RAGPIPE_STATE_URL".into(), state_url.clone()),
-            ("RAGPIPE_AMQP_URL".into(), amqp),
-            ("RAGPIPE_AMQP_NAMESPACE".into(), format!("dist-{id}")),
-            ("RAGPIPE_SOURCE".into(), format!("s3://{bucket}/docs/")),
-            ("RAGPIPE_S3_ENDPOINT".into(), endpoint),
-            ("AWS_ACCESS_KEY_ID".into(), key),
-            ("AWS_SECRET_ACCESS_KEY".into(), secret),
-            ("RAGPIPE_DATA_DIR".into(), data.path().display().to_string()),
-            ("RAGPIPE_EXTRACT_TIMEOUT_SECS".into(), "3".into()),
-        ];
-        // One chunk per embed job, so a document is many jobs and an
-        // embedder can be killed half-way through one.
-        std::fs::write(data.path().join("ragpipe.toml"), "[workers]\nembed_batch = 1\n").unwrap();
-        Deployment { bucket, s3, env, state_url, data, workers: Vec::new(), broker }
-    }
-
-    async fn put(&self, name: &str, bytes: Vec<u8>) {
-        let body = aws_sdk_s3::primitives::ByteStream::from(bytes);
-        self.s3.client().put_object().bucket(&self.bucket).key(format!("docs/{name}")).body(body).send().await.unwrap();
-    }
-
-    async fn delete(&self, name: &str) {
-        self.s3.client().delete_object().bucket(&self.bucket).key(format!("docs/{name}")).send().await.unwrap();
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
-        cmd.arg("--config")
-            .arg(self.data.path().join("ragpipe.toml"))
-            .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
-        cmd
-    }
-
-    fn start(&mut self, role: &'static str) {
-        let child = self.command(&["serve", role]).stdout(Stdio::null()).spawn().unwrap();
-        self.workers.push((role, child));
-    }
-
-    /// Stops the workers of `role`: politely (SIGTERM, waited for) or not (SIGKILL).
-    fn stop(&mut self, role: &str, kill: bool) {
-        for (_, child) in self.workers.iter_mut().filter(|(r, _)| *r == role) {
-            let signal = if kill { libc::SIGKILL } else { libc::SIGTERM };
-            unsafe { libc::kill(child.id() as i32, signal) };
-            child.wait().unwrap();
-        }
-        self.workers.retain(|(r, _)| *r != role);
-    }
-
-    fn sync(&self) -> Value {
-        let out = self.command(&["sync"]).output().unwrap();
-        assert!(out.status.success(), "sync: {}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    async fn state(&self) -> SqlStateStore {
-        SqlStateStore::connect(&self.state_url).await.unwrap()
-    }
-
-    /// Polls until `name` is in `status`; returns its state then.
-    async fn wait_for(&self, name: &str, status: DocStatus) -> DocState {
-        let state = self.state().await;
-        let started = Instant::now();
-        loop {
-            let all = state.list(None).await.unwrap();
-            if let Some(d) = all.iter().find(|d| d.uri.ends_with(&format!("/{name}")) && d.status == status) {
-                return d.clone();
-            }
-            assert!(started.elapsed() < Duration::from_secs(120), "{name} never reached {status:?}");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-
-    /// Embed batches stored so far for a document's generation.
-    async fn batches(&self, doc: &DocState) -> i64 {
-        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&self.state_url).await.unwrap();
-        sqlx::query_scalar("SELECT COUNT(*) FROM batches WHERE document_id = $1 AND generation = $2")
-            .bind(doc.id.as_str())
-            .bind(doc.generation)
-            .fetch_one(&mut conn)
-            .await
-            .unwrap()
-    }
-
-    /// Waits until every document is indexed, failed or deleted.
-    async fn settle(&self, docs: usize) -> Vec<DocState> {
-        let state = self.state().await;
-        let started = Instant::now();
-        loop {
-            let all = state.list(None).await.unwrap();
-            let done =
-                all.iter().filter(|d| matches!(d.status, DocStatus::Indexed | DocStatus::Failed | DocStatus::Deleted));
-            if all.len() == docs && done.count() == docs {
-                return all;
-            }
-            let pending: Vec<_> = all.iter().map(|d| (d.uri.rsplit('/').next().unwrap(), d.status)).collect();
-            assert!(started.elapsed() < Duration::from_secs(240), "not settled: {pending:?}");
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
-    }
-
-    /// Points per document in the vector store (the embedder must be stopped:
-    /// the edge store has one owner), and whether any point id repeats.
-    async fn points(&self) -> BTreeMap<String, (u64, HashSet<i64>)> {
-        let spec =
-            CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: PIPELINE_VERSION.into() };
-        let store = EdgeStore::open(&self.data.path().join("vectors"), &spec).unwrap();
-        let mut out: BTreeMap<String, (u64, HashSet<i64>)> = BTreeMap::new();
-        let mut seen = HashSet::new();
-        for c in store.chunks(None).await.unwrap() {
-            assert!(seen.insert((c.document_id.clone(), c.generation, c.chunk_index)), "duplicate chunk {c:?}");
-            let entry = out.entry(c.document_id.clone()).or_default();
-            entry.1.insert(c.generation);
-        }
-        for (id, entry) in out.iter_mut() {
-            entry.0 = store.count(&DocumentId::from_raw(id.clone()), None).await.unwrap();
-        }
-        out
-    }
-}
-
-impl Deployment {
-    /// Deletes the deployment's queues, schema and bucket (after a passing run).
-    async fn remove(&self) {
-        let env = |k: &str| self.env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap();
-        let options = ragpipe_queue::AmqpOptions { namespace: env("RAGPIPE_AMQP_NAMESPACE"), ..Default::default() };
-        let queue = ragpipe_queue::AmqpQueue::connect(&env("RAGPIPE_AMQP_URL"), options).await.unwrap();
-        queue.delete_topology().await.unwrap();
-        let schema = self.state_url.rsplit("search_path%3D").next().unwrap().to_string();
-        let pg = self.state_url.split(['?', '&']).next().unwrap().to_string();
-        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&pg).await.unwrap();
-        sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
-        let client = self.s3.client();
-        let listed = client.list_objects_v2().bucket(&self.bucket).send().await.unwrap();
-        for obj in listed.contents() {
-            client.delete_object().bucket(&self.bucket).key(obj.key().unwrap()).send().await.unwrap();
-        }
-        client.delete_bucket().bucket(&self.bucket).send().await.unwrap();
-    }
-}
-
-impl Drop for Deployment {
-    fn drop(&mut self) {
-        for (_, child) in &mut self.workers {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
+use common::deployment::{Deployment, fixture};
+use common::net::{free_port, http_get};
 
 fn name(d: &DocState) -> &str {
     d.uri.rsplit('/').next().unwrap()
@@ -451,5 +241,56 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     assert_eq!(http_get(&format!("http://{listen}/readyz"), None).0, 200);
     unsafe { libc::kill(admin.id() as i32, libc::SIGTERM) };
     assert!(admin.wait().unwrap().success());
+    dep.remove().await;
+}
+
+/// A reindex over running services: the same worker processes follow the
+/// build (no restart) and write the new collection, `ragpipe reindex`
+/// publishes its jobs and waits, the swap comes when every document is
+/// indexed or failed in the new collection, and the old one is dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
+    let mut dep = Deployment::new().await;
+    dep.put("handbook.pdf", fixture("pdf", "handbook.pdf")).await;
+    dep.put("hex.rs", fixture("code", "hex.rs")).await;
+    dep.put("encrypted.pdf", fixture("pdf", "encrypted.pdf")).await;
+    dep.start("extractor");
+    dep.start("embedder");
+    dep.sync();
+    let before: BTreeMap<String, DocState> =
+        dep.settle(3).await.into_iter().map(|d| (name(&d).to_string(), d)).collect();
+
+    let out = dep.command(&["reindex", "--pipeline-version", "2", "--json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("reindex: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(1), "a document failed in the new index: {report}");
+    let new = report["swapped"]["to"].as_str().unwrap().to_string();
+    assert!(new.ends_with("_p2") && report["swapped"]["dropped"] == true, "{report}");
+    assert_eq!(report["index"]["live"]["name"], new.as_str());
+
+    let after = dep.settle(3).await;
+    for d in &after {
+        assert_eq!(d.generation, before[name(d)].generation + 1, "{}: reprocessed once", name(d));
+        match name(d) {
+            "encrypted.pdf" => assert_eq!(d.failure_reason.as_deref(), Some("encrypted PDF")),
+            other => assert_eq!((d.status, d.pipeline_version.as_deref()), (DocStatus::Indexed, Some("2")), "{other}"),
+        }
+    }
+    dep.stop("embedder", false);
+    let points = dep.points_in(&new).await;
+    for d in after.iter().filter(|d| d.status == DocStatus::Indexed) {
+        let (n, gens) = &points[d.id.as_str()];
+        assert_eq!((Some(*n as i64), gens), (d.chunks_stored, &HashSet::from([d.generation])), "{}", name(d));
+    }
+    let old = dep.data.path().join("vectors").join("chunks_all-minilm-l6-v2_384d_p1");
+    assert!(!old.exists(), "the old collection is dropped");
+    let out = dep.command(&["search", "causeway floods", "--json", "--no-threshold"]).output().unwrap();
+    let found: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("search: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(found["index"]["pipeline_version"], "2", "{found}");
+    let hits = found["hits"].as_array().unwrap();
+    assert!(hits.iter().all(|h| h["pipeline_version"] == "2"), "{found}");
+    assert!(hits[0]["content"].as_str().is_some_and(|c| c.contains("causeway")), "{found}");
+    dep.stop("extractor", false);
     dep.remove().await;
 }

@@ -106,9 +106,12 @@ pub struct DocState {
 }
 
 impl DocState {
-    /// A document indexed with another model or pipeline than the current one.
-    pub fn is_stale(&self, model: &str, pipeline_version: &str) -> bool {
+    /// A document indexed with another model, pipeline or extractor version
+    /// than the current ones: `ragpipe reindex --stale-only` reprocesses it.
+    pub fn is_stale(&self, model: &str, pipeline_version: &str, extractor_version: &str) -> bool {
         self.status == DocStatus::Indexed
-            && (self.model.as_deref() != Some(model) || self.pipeline_version.as_deref() != Some(pipeline_version))
+            && (self.model.as_deref() != Some(model)
+                || self.pipeline_version.as_deref() != Some(pipeline_version)
+                || self.extractor_version.as_deref().is_some_and(|v| v != extractor_version))
     }
 }

@@ -27,6 +27,11 @@ impl ModelVariant {
             ModelVariant::Int8 => format!("{MODEL_NAME}-int8"),
         }
     }
+
+    /// The variant whose [`ModelVariant::recorded_name`] is `name`.
+    pub fn from_recorded(name: &str) -> Option<Self> {
+        [ModelVariant::Fp32, ModelVariant::Int8].into_iter().find(|v| v.recorded_name() == name)
+    }
 }
 
 /// Embeddings of a batch of texts, in input order.

@@ -1,7 +1,7 @@
 //! The `StateStore` conformance suite: every adapter must pass it unchanged.
 //! Each check takes a fresh, empty store.
 
-use crate::{BatchStats, Completion, Extracted, Observation, Observed, StateStore};
+use crate::{BatchStats, Completion, Extracted, IndexState, NewIndex, Observation, Observed, StateStore};
 use ragpipe_core::{DocStatus, DocumentId, Kind, Stage};
 
 fn observed(name: &str, etag: &str) -> Observed {
@@ -199,6 +199,11 @@ macro_rules! state_store_conformance {
             $crate::conformance::batches_are_idempotent(&s).await;
         }
         #[tokio::test]
+        async fn reindex_builds_then_swaps() {
+            let s = $fresh.await;
+            $crate::conformance::reindex_builds_then_swaps(&s).await;
+        }
+        #[tokio::test]
         async fn failures_are_recorded() {
             let s = $fresh.await;
             $crate::conformance::failures_are_recorded(&s).await;
@@ -224,4 +229,62 @@ pub async fn expired_extraction_leases_are_stalled(store: &dyn StateStore) {
     assert!(store.set_extracted(&a.id, 1, &extracted(3, 2)).await.unwrap());
     tokio::time::sleep(std::time::Duration::from_millis(120)).await;
     assert_eq!(store.observe(&a, 4).await.unwrap(), Observation::Pending { generation: 1 });
+}
+
+fn new_index(name: &str, pipeline: &str) -> NewIndex {
+    NewIndex { name: name.into(), model: "m".into(), dims: 384, pipeline_version: pipeline.into(), keep_old: false }
+}
+
+/// A reindex queues every live document as a new generation in the same
+/// transaction that records the build; the swap waits until none is
+/// pending and then retires the old index; one build at a time.
+pub async fn reindex_builds_then_swaps(store: &dyn StateStore) {
+    assert!(store.adopt_index(&new_index("old", "1")).await.unwrap());
+    assert!(!store.adopt_index(&new_index("other", "1")).await.unwrap(), "one live index");
+    let (a, b, c) = (observed("a.md", "v1"), observed("b.md", "v1"), observed("c.md", "v1"));
+    for o in [&a, &b, &c] {
+        store.observe(o, 1).await.unwrap();
+    }
+    index(store, &a, 1, 1).await;
+    assert!(store.begin_extract(&b.id, 1).await.unwrap());
+    assert!(store.fail(&b.id, 1, Stage::Extract, "broken").await.unwrap());
+    store.observe(&a, 2).await.unwrap();
+    store.observe(&b, 2).await.unwrap();
+    assert_eq!(store.mark_missing(2).await.unwrap(), vec![c.id.clone()]);
+
+    assert!(store.begin_build(&new_index("new", "2")).await.unwrap());
+    assert!(!store.begin_build(&new_index("newer", "3")).await.unwrap(), "one build at a time");
+    let indexes = store.indexes().await.unwrap();
+    let states: Vec<_> = indexes.iter().map(|i| (i.name.as_str(), i.state, i.documents)).collect();
+    assert_eq!(states, [("old", IndexState::Live, 0), ("new", IndexState::Building, 2)]);
+    for id in [&a.id, &b.id] {
+        let d = store.get(id).await.unwrap().unwrap();
+        assert_eq!((d.status, d.generation, d.attempts, d.failure_reason), (DocStatus::Queued, 2, 0, None));
+    }
+    assert_eq!(store.get(&c.id).await.unwrap().unwrap().status, DocStatus::Deleted, "removed stay removed");
+    let queued: Vec<_> = store.queued().await.unwrap().into_iter().map(|r| (r.id, r.generation)).collect();
+    assert_eq!(queued, [(a.id.clone(), 2), (b.id.clone(), 2)]);
+    assert_eq!(store.pending().await.unwrap(), 2);
+    assert!(!store.swap_index("new").await.unwrap(), "documents still pending");
+
+    assert!(!store.complete(&a.id, 1, &completion(3)).await.unwrap(), "the old generation's late batch");
+    index(store, &a, 2, 2).await;
+    assert!(store.begin_extract(&b.id, 2).await.unwrap());
+    assert!(store.fail(&b.id, 2, Stage::Extract, "still broken").await.unwrap());
+    store.build_published("new").await.unwrap();
+    assert_eq!(store.pending().await.unwrap(), 0);
+    assert!(store.swap_index("new").await.unwrap());
+    assert!(!store.swap_index("new").await.unwrap(), "swapped once");
+    let states: Vec<_> = store.indexes().await.unwrap().into_iter().map(|i| (i.name, i.state, i.published)).collect();
+    assert_eq!(states, [("old".into(), IndexState::Retired, false), ("new".into(), IndexState::Live, true)]);
+
+    store.forget_index("new").await.unwrap();
+    store.forget_index("old").await.unwrap();
+    let names: Vec<_> = store.indexes().await.unwrap().into_iter().map(|i| i.name).collect();
+    assert_eq!(names, ["new"], "the live index is never forgotten");
+
+    // --stale-only reprocesses indexed documents in place, once.
+    let again = store.requeue(&a.id, DocStatus::Indexed).await.unwrap().expect("indexed");
+    assert_eq!(again.generation, 3);
+    assert!(store.requeue(&a.id, DocStatus::Indexed).await.unwrap().is_none());
 }

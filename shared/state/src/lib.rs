@@ -7,9 +7,12 @@
 //! live in `src/sql/*.sql` and are written once in the dialect both accept.
 
 pub mod conformance;
+mod indexes;
+mod registry;
 mod sql;
 mod sync_runs;
 
+pub use registry::{live_index, write_index};
 pub use sql::{DEFAULT_LEASE, SqlStateStore};
 
 use async_trait::async_trait;
@@ -132,9 +135,34 @@ pub trait StateStore: Send + Sync {
     async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError>;
     /// Totals per status.
     async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError>;
-    /// Queues a failed document again as a new generation with its attempts
-    /// reset; `None` when it is not failed (so retrying twice queues once).
-    async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError>;
+    /// Queues a document that is in status `from` again as a new generation
+    /// with its attempts reset; `None` when it is not (so doing it twice
+    /// queues once).
+    async fn requeue(&self, id: &DocumentId, from: DocStatus) -> Result<Option<Retried>, StateError>;
+    /// Queues a failed document again (see [`StateStore::requeue`]).
+    async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError> {
+        self.requeue(id, DocStatus::Failed).await
+    }
+    /// The index registry, oldest first.
+    async fn indexes(&self) -> Result<Vec<IndexRecord>, StateError>;
+    /// Records `index` as live unless an index already is; returns whether
+    /// it was recorded.
+    async fn adopt_index(&self, index: &NewIndex) -> Result<bool, StateError>;
+    /// Starts building `index` and, in the same transaction, queues every
+    /// document still in the source as a new generation for it. `false`
+    /// (nothing changed) when another build is in progress.
+    async fn begin_build(&self, index: &NewIndex) -> Result<bool, StateError>;
+    /// Records that the extract jobs of a build's documents were published.
+    async fn build_published(&self, name: &str) -> Result<(), StateError>;
+    /// Documents waiting in `queued`, ordered by URI (what a build publishes).
+    async fn queued(&self) -> Result<Vec<Retried>, StateError>;
+    /// Documents queued, extracting or embedding.
+    async fn pending(&self) -> Result<i64, StateError>;
+    /// Makes the building index `name` live and retires the live one, in one
+    /// transaction, if no document is pending; `false` otherwise.
+    async fn swap_index(&self, name: &str) -> Result<bool, StateError>;
+    /// Forgets a retired (or abandoned building) index; never the live one.
+    async fn forget_index(&self, name: &str) -> Result<(), StateError>;
     /// Starts sync run `run` if no other run holds the sync lock; the lock is
     /// held for `lease` and must be renewed by a run that lasts longer.
     /// `Err(run)` names the live run that holds it.
@@ -179,6 +207,61 @@ pub enum SyncRunState {
     Failed,
     /// Never finished, and its lock is gone: its process died.
     Abandoned,
+}
+
+/// What an index is sealed to, as a build or first use records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewIndex {
+    /// The vector collection.
+    pub name: String,
+    pub model: String,
+    pub dims: i64,
+    pub pipeline_version: String,
+    /// Keep the old collection after the swap instead of dropping it.
+    pub keep_old: bool,
+}
+
+/// One row of the index registry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IndexRecord {
+    pub name: String,
+    pub model: String,
+    pub dims: i64,
+    pub pipeline_version: String,
+    pub state: IndexState,
+    pub keep_old: bool,
+    /// Documents queued into it when its build started.
+    pub documents: i64,
+    /// Its build's extract jobs were all published.
+    pub published: bool,
+    /// Milliseconds since the epoch.
+    pub created_at: i64,
+    pub swapped_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexState {
+    /// What searches read.
+    Live,
+    /// Being filled by a reindex; becomes live when complete.
+    Building,
+    /// Replaced by a newer build and kept on request.
+    Retired,
+}
+
+impl IndexState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexState::Live => "live",
+            IndexState::Building => "building",
+            IndexState::Retired => "retired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<IndexState> {
+        [IndexState::Live, IndexState::Building, IndexState::Retired].into_iter().find(|st| st.as_str() == s)
+    }
 }
 
 /// A failed document queued again: what its extract job needs.

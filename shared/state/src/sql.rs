@@ -1,7 +1,8 @@
 //! The SQL adapter, for SQLite (embedded) and PostgreSQL (distributed).
 
 use crate::{
-    BatchStats, Completion, Extracted, Observation, Observed, Retried, StateError, StateStore, StatusCount, SyncRun,
+    BatchStats, Completion, Extracted, IndexRecord, IndexState, NewIndex, Observation, Observed, Retried, StateError,
+    StateStore, StatusCount, SyncRun,
 };
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
@@ -233,13 +234,50 @@ impl StateStore for SqlStateStore {
         rows.iter().map(doc_from_row).collect()
     }
 
-    async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError> {
-        let r = sqlx::query(include_str!("sql/retry.sql")).bind(id.as_str()).bind(now_ms()).execute(&self.pool).await?;
+    async fn requeue(&self, id: &DocumentId, from: DocStatus) -> Result<Option<Retried>, StateError> {
+        let r = sqlx::query(include_str!("sql/retry.sql"))
+            .bind(id.as_str())
+            .bind(now_ms())
+            .bind(from.as_str())
+            .execute(&self.pool)
+            .await?;
         if r.rows_affected() != 1 {
             return Ok(None);
         }
         let row = sqlx::query(include_str!("sql/retried.sql")).bind(id.as_str()).fetch_one(&self.pool).await?;
         Ok(Some(Retried { id: id.clone(), uri: row.try_get(0)?, key: row.try_get(1)?, generation: row.try_get(2)? }))
+    }
+
+    async fn indexes(&self) -> Result<Vec<IndexRecord>, StateError> {
+        self.list_indexes().await
+    }
+
+    async fn adopt_index(&self, index: &NewIndex) -> Result<bool, StateError> {
+        self.insert_index(index, IndexState::Live).await
+    }
+
+    async fn begin_build(&self, index: &NewIndex) -> Result<bool, StateError> {
+        self.start_build(index).await
+    }
+
+    async fn build_published(&self, name: &str) -> Result<(), StateError> {
+        self.set_published(name).await
+    }
+
+    async fn queued(&self) -> Result<Vec<Retried>, StateError> {
+        self.queued_documents().await
+    }
+
+    async fn pending(&self) -> Result<i64, StateError> {
+        self.pending_documents().await
+    }
+
+    async fn swap_index(&self, name: &str) -> Result<bool, StateError> {
+        self.go_live(name).await
+    }
+
+    async fn forget_index(&self, name: &str) -> Result<(), StateError> {
+        self.delete_index(name).await
     }
 
     async fn begin_sync(

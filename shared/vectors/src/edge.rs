@@ -36,13 +36,18 @@ pub struct EdgeStore {
 impl EdgeStore {
     /// Opens (or creates) the collection for `spec` under `root`.
     pub fn open(root: &Path, spec: &CollectionSpec) -> Result<Self, VectorError> {
-        let dir = root.join(spec.name());
-        std::fs::create_dir_all(&dir).map_err(store_err)?;
+        Self::open_dir(&root.join(spec.name()), spec.dims)
+    }
+
+    /// Opens (or creates) the collection stored in `dir`. One process at a
+    /// time: qdrant-edge locks the collection's write-ahead log.
+    pub fn open_dir(dir: &Path, dims: usize) -> Result<Self, VectorError> {
+        std::fs::create_dir_all(dir).map_err(store_err)?;
         let config = EdgeConfig::builder()
-            .vector(DENSE, EdgeVectorParams::builder(spec.dims, Distance::Cosine).build())
+            .vector(DENSE, EdgeVectorParams::builder(dims, Distance::Cosine).build())
             .sparse_vector(SPARSE, EdgeSparseVectorParams::builder().modifier(Modifier::Idf).build())
             .build();
-        let shard = EdgeShard::load(&dir, Some(config)).map_err(store_err)?;
+        let shard = EdgeShard::load(dir, Some(config)).map_err(store_err)?;
         for (field, ty) in [("document_id", PayloadSchemaType::Keyword), ("generation", PayloadSchemaType::Integer)] {
             let op = FieldIndexOperations::CreateIndex(CreateIndex {
                 field_name: key(field),

@@ -7,6 +7,7 @@
 //! [`conformance`].
 
 mod bm25;
+mod collections;
 pub mod conformance;
 mod edge;
 mod payload;
@@ -14,6 +15,7 @@ mod qdrant;
 pub mod retrieval;
 
 pub use bm25::{Bm25, SparseVec};
+pub use collections::{Collections, EdgeCollections, QdrantCollections};
 pub use edge::EdgeStore;
 pub use payload::ChunkPayload;
 pub use qdrant::QdrantStore;
@@ -57,10 +59,18 @@ pub struct CollectionSpec {
 }
 
 impl CollectionSpec {
+    /// The collection of the first index built for this spec; later builds
+    /// of the same spec add a suffix (see [`CollectionSpec::build_name`]).
     pub fn name(&self) -> String {
-        let model: String =
-            self.model.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
-        format!("chunks_{model}_{}d_p{}", self.dims, self.pipeline_version)
+        let safe = |s: &str| -> String {
+            s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect()
+        };
+        format!("chunks_{}_{}d_p{}", safe(&self.model), self.dims, safe(&self.pipeline_version))
+    }
+
+    /// The collection of build `n` (1 = the first) of this spec.
+    pub fn build_name(&self, n: usize) -> String {
+        if n <= 1 { self.name() } else { format!("{}_b{n}", self.name()) }
     }
 }
 

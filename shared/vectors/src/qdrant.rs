@@ -42,29 +42,9 @@ impl QdrantStore {
         spec: &CollectionSpec,
         alias: Option<&str>,
     ) -> Result<Self, VectorError> {
-        let mut builder = Qdrant::from_url(url).skip_compatibility_check();
-        if let Some(key) = api_key {
-            builder = builder.api_key(key.to_string());
-        }
-        let client = builder.build().map_err(store_err)?;
+        let client = Self::connect(url, api_key)?;
         let collection = spec.name();
-        if !client.collection_exists(&collection).await.map_err(store_err)? {
-            let mut dense = VectorsConfigBuilder::default();
-            dense.add_named_vector_params(DENSE, VectorParamsBuilder::new(spec.dims as u64, Distance::Cosine));
-            let mut sparse = SparseVectorsConfigBuilder::default();
-            sparse.add_named_vector_params(SPARSE, SparseVectorParamsBuilder::default().modifier(Modifier::Idf));
-            let create = CreateCollectionBuilder::new(&collection).vectors_config(dense).sparse_vectors_config(sparse);
-            // Two services starting at once may both try: losing the race is fine.
-            if let Err(e) = client.create_collection(create).await
-                && !client.collection_exists(&collection).await.map_err(store_err)?
-            {
-                return Err(store_err(e));
-            }
-            for (field, ty) in [("document_id", FieldType::Keyword), ("generation", FieldType::Integer)] {
-                let index = CreateFieldIndexCollectionBuilder::new(&collection, field, ty).wait(true);
-                client.create_field_index(index).await.map_err(store_err)?;
-            }
-        }
+        Self::create(&client, &collection, spec).await?;
         let read = match alias {
             Some(alias) => {
                 let aliases = client.list_aliases().await.map_err(store_err)?;
@@ -76,6 +56,44 @@ impl QdrantStore {
             None => collection.clone(),
         };
         Ok(QdrantStore { client, collection, read })
+    }
+
+    /// A client of the server at `url`.
+    pub fn connect(url: &str, api_key: Option<&str>) -> Result<Qdrant, VectorError> {
+        let mut builder = Qdrant::from_url(url).skip_compatibility_check();
+        if let Some(key) = api_key {
+            builder = builder.api_key(key.to_string());
+        }
+        builder.build().map_err(store_err)
+    }
+
+    /// Creates the collection `name` for `spec` with its payload indexes,
+    /// unless it exists.
+    pub async fn create(client: &Qdrant, name: &str, spec: &CollectionSpec) -> Result<(), VectorError> {
+        if client.collection_exists(name).await.map_err(store_err)? {
+            return Ok(());
+        }
+        let mut dense = VectorsConfigBuilder::default();
+        dense.add_named_vector_params(DENSE, VectorParamsBuilder::new(spec.dims as u64, Distance::Cosine));
+        let mut sparse = SparseVectorsConfigBuilder::default();
+        sparse.add_named_vector_params(SPARSE, SparseVectorParamsBuilder::default().modifier(Modifier::Idf));
+        let create = CreateCollectionBuilder::new(name).vectors_config(dense).sparse_vectors_config(sparse);
+        // Two services starting at once may both try: losing the race is fine.
+        if let Err(e) = client.create_collection(create).await
+            && !client.collection_exists(name).await.map_err(store_err)?
+        {
+            return Err(store_err(e));
+        }
+        for (field, ty) in [("document_id", FieldType::Keyword), ("generation", FieldType::Integer)] {
+            let index = CreateFieldIndexCollectionBuilder::new(name, field, ty).wait(true);
+            client.create_field_index(index).await.map_err(store_err)?;
+        }
+        Ok(())
+    }
+
+    /// The existing collection `name`, read and written directly.
+    pub fn named(client: Qdrant, name: &str) -> Self {
+        QdrantStore { client, collection: name.to_string(), read: name.to_string() }
     }
 
     fn hits(&self, points: Vec<qdrant_client::qdrant::ScoredPoint>) -> Result<Vec<Scored>, VectorError> {
@@ -99,7 +117,7 @@ impl QdrantStore {
     }
 }
 
-fn store_err(e: impl std::fmt::Display) -> VectorError {
+pub(crate) fn store_err(e: impl std::fmt::Display) -> VectorError {
     VectorError::Store(format!("qdrant: {e}"))
 }
 

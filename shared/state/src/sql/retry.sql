@@ -1,5 +1,6 @@
--- A failed document becomes a new generation, queued, attempts reset.
+-- A document in status $3 (a failure being retried, or a stale indexed
+-- document being reprocessed) becomes a new generation, queued, attempts reset.
 UPDATE documents
 SET status = 'queued', generation = generation + 1, attempts = 0, failure_reason = NULL, failure_stage = NULL,
     chunks_expected = NULL, batches_expected = NULL, lease_expires = NULL, updated_at = $2
-WHERE id = $1 AND status = 'failed'
+WHERE id = $1 AND status = $3

@@ -1,0 +1,133 @@
+//! `ragpipe reindex`: rebuild the index into a new collection for a new
+//! model or pipeline version while searches keep reading the old one, then
+//! swap atomically (see `ragpipe_admin::reindex`). The embedded mode runs
+//! the build here, as an ingest of the folder the last sync read; the
+//! distributed mode publishes the build's extract jobs to the workers and
+//! follows their progress. Either way an interrupted reindex is resumed by
+//! running `ragpipe reindex` again.
+
+use crate::cli::{IngestArgs, ReindexArgs};
+use crate::{embedded, ingest, serve};
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use ragpipe_admin::reindex::{self, ReindexRequest, Started};
+use ragpipe_config::Config;
+use ragpipe_core::{ExtractJob, Job, SCHEMA_VERSION};
+use ragpipe_queue::Topic;
+use ragpipe_state::StateStore;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> {
+    let state = embedded::open_state(&config).await?;
+    let collections = embedded::collections(&config)?;
+    let req = ReindexRequest {
+        model: args.model.map(|v| v.recorded_name()),
+        pipeline_version: args.pipeline_version.clone(),
+        keep_old: args.keep_old,
+        stale_only: args.stale_only,
+        extractor_version: ragpipe_extract::EXTRACTOR_VERSION.into(),
+    };
+    let distributed = config.distributed.amqp_url.is_some();
+    let folder = match (&args.folder, distributed) {
+        (Some(f), _) => Some(f.clone()),
+        (None, false) => Some(last_folder(state.as_ref()).await?),
+        (None, true) => None,
+    };
+    let started = reindex::start(state.as_ref(), collections.as_ref(), &embedded::first_index(&config), &req).await?;
+    let only = match &started {
+        Started::Build { index } | Started::Resumed { index } => {
+            let verb = if matches!(started, Started::Build { .. }) { "building" } else { "resuming" };
+            eprintln!(
+                "{verb} index {} ({} / pipeline {}); searches read the live index until the swap",
+                index.name, index.model, index.pipeline_version
+            );
+            None
+        }
+        Started::InPlace { requeued } => {
+            eprintln!("{} stale document(s) queued again in the live index", requeued.len());
+            Some(requeued.clone())
+        }
+    };
+    match folder {
+        Some(folder) if !distributed => {
+            let ingest_args = IngestArgs { folder, json: args.json, quiet: args.quiet, every: None };
+            ingest::ingest_once(&config, &ingest_args).await
+        }
+        _ => {
+            distributed_build(&config, state.as_ref(), collections.as_ref(), &started, only.as_deref(), args.json).await
+        }
+    }
+}
+
+/// The folder the last sync listed: the embedded mode's source.
+async fn last_folder(state: &dyn StateStore) -> anyhow::Result<PathBuf> {
+    let runs = state.sync_runs(1).await?;
+    let source = runs.first().map(|r| r.source.clone()).context("nothing was ever ingested: pass --folder")?;
+    let path = source.strip_prefix("file://").with_context(|| format!("the last sync read {source}: pass --folder"))?;
+    Ok(PathBuf::from(path))
+}
+
+/// Publishes the extract jobs of the documents the reindex queued (once per
+/// build: a resumed build whose jobs all went out publishes none), then
+/// shows progress until nothing is pending and swaps.
+async fn distributed_build(
+    config: &Config,
+    state: &dyn StateStore,
+    collections: &dyn ragpipe_vectors::Collections,
+    started: &Started,
+    only: Option<&[String]>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let build = match started {
+        Started::Build { index } | Started::Resumed { index } => Some(index),
+        Started::InPlace { .. } => None,
+    };
+    if build.is_none_or(|b| !b.published) {
+        let queue = serve::open_queue(config).await?;
+        let docs = reindex::queued(state, only).await?;
+        for d in &docs {
+            let job = Job::Extract(ExtractJob {
+                schema_version: SCHEMA_VERSION,
+                document_id: d.id.clone(),
+                uri: d.uri.clone(),
+                key: d.key.clone(),
+                generation: d.generation,
+            });
+            queue.publish(Topic::Extract, job.to_bytes()).await?;
+        }
+        if let Some(b) = build {
+            state.build_published(&b.name).await?;
+        }
+        eprintln!("published {} extract job(s)", docs.len());
+    }
+    let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} documents  {msg}")
+            .expect("static template"),
+    );
+    loop {
+        let status = reindex::status(state).await?;
+        let (done, total) = status.progress();
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        bar.set_message(format!("{} failed", status.failed));
+        if status.pending == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    bar.finish_and_clear();
+    let swapped = reindex::finish(state, collections).await?;
+    let status = reindex::status(state).await?;
+    if json {
+        println!("{}", serde_json::json!({ "swapped": swapped, "index": status }));
+    } else if let Some(sw) = &swapped {
+        let dropped = if sw.dropped { "dropped" } else { "kept" };
+        println!("reindex complete: searches now read {}; the old index was {dropped}", sw.to);
+    } else {
+        println!("{} documents indexed, {} failed", status.indexed, status.failed);
+    }
+    Ok(if status.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

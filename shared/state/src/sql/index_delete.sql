@@ -1,0 +1,1 @@
+DELETE FROM indexes WHERE name = $1 AND state <> 'live'

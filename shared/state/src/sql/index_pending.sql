@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM documents WHERE status IN ('queued', 'extracting', 'embedding')

@@ -1,0 +1,1 @@
+UPDATE indexes SET published = 1 WHERE name = $1 AND state = 'building'

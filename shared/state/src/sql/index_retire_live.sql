@@ -1,0 +1,1 @@
+UPDATE indexes SET state = 'retired' WHERE state = 'live'

@@ -1,0 +1,1 @@
+UPDATE indexes SET documents = $2 WHERE name = $1
