@@ -222,4 +222,43 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
         "const d = document.querySelector('#detail').innerText; return d.includes('#char=') && d",
     );
     assert!(detail.as_str().unwrap().contains("chunk 0"), "{detail}");
+
+    // A reindex in progress shows its progress; once swapped, the new live
+    // index and the old one kept.
+    let (code, reindexed) =
+        ragpipe(&config, &["reindex", "--pipeline-version", "2", "--keep-old", "--json", "--quiet"]);
+    assert_eq!(code, 0, "{reindexed}");
+    let state = data.path().join("index").join("state.db");
+    let started = block_on(async {
+        use ragpipe_state::StateStore;
+        let store = ragpipe_state::SqlStateStore::connect(&format!("sqlite://{}", state.display())).await.unwrap();
+        let index = ragpipe_state::NewIndex {
+            name: "chunks_all-minilm-l6-v2_384d_p3".into(),
+            model: "all-MiniLM-L6-v2".into(),
+            dims: 384,
+            pipeline_version: "3".into(),
+            keep_old: false,
+        };
+        store.begin_build(&index).await.unwrap()
+    });
+    assert!(started);
+    browser.click("#apply");
+    let progress = browser.wait_for(
+        "the reindex progress",
+        "const p = document.querySelector('#reindex-progress');          return p.querySelector('progress') && p.innerText.includes('0 of 2 documents') && p.innerText",
+    );
+    assert!(progress.as_str().unwrap().contains("pipeline 3"), "{progress}");
+    let live = browser.eval("return document.querySelector('#index-live').innerText");
+    assert!(live.as_str().unwrap().contains("pipeline 2"), "{live}");
+    let (code, resumed) = ragpipe(&config, &["reindex", "--json", "--quiet"]);
+    assert_eq!((code, resumed["swapped"]["to"].as_str()), (0, Some("chunks_all-minilm-l6-v2_384d_p3")), "{resumed}");
+    browser.click("#apply");
+    browser.wait_for(
+        "the new live index and the old one kept",
+        "return document.querySelector('#index-live').innerText.includes('pipeline 3') &&          document.querySelector('#reindex-progress').innerText.includes('kept old: chunks_all-minilm-l6-v2_384d_p1')",
+    );
+}
+
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
 }
