@@ -78,7 +78,7 @@ async fn stages(
         vectors.extend(embedder.embed(group)?.vectors);
     }
     let embed = t.elapsed();
-    let store = EdgeStore::open(&scratch.join("stage-store"), &embedded::configured_collection(&config))?;
+    let store = EdgeStore::open(&scratch.join("stage-store"), &embedded::configured_collection(config))?;
     let bm25 = Bm25::english();
     let t = Instant::now();
     let points: Vec<Point> = all
