@@ -107,9 +107,17 @@ impl Collections for QdrantCollections {
         Ok(Some(Arc::new(QdrantStore::named(self.client.clone(), name))))
     }
 
+    /// One alias operation where the server moves an existing alias on
+    /// create; where it refuses instead, the alias is deleted and created
+    /// (readers outside ragpipe may then miss it for a moment; ragpipe's own
+    /// searches follow the registry, which swapped in one transaction).
     async fn publish(&self, name: &str) -> Result<(), VectorError> {
-        // One alias operation: creating an alias that exists moves it.
-        self.client.create_alias(CreateAliasBuilder::new(name, &self.alias)).await.map_err(store_err)?;
+        let create = || CreateAliasBuilder::new(name, &self.alias);
+        if self.client.create_alias(create()).await.is_ok() {
+            return Ok(());
+        }
+        let _ = self.client.delete_alias(self.alias.as_str()).await;
+        self.client.create_alias(create()).await.map_err(store_err)?;
         Ok(())
     }
 

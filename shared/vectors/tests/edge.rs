@@ -5,7 +5,7 @@
 //! is owned by one process.
 
 use ragpipe_vectors::conformance::fixture::{chunks_of, direction, doc_id};
-use ragpipe_vectors::{Bm25, CollectionSpec, EdgeStore, VectorStore};
+use ragpipe_vectors::{Bm25, CollectionSpec, Collections, EdgeCollections, EdgeStore, VectorStore};
 use std::path::Path;
 
 fn spec(model: &str) -> CollectionSpec {
@@ -86,4 +86,30 @@ async fn acknowledged_writes_survive_a_crash() {
     assert_eq!(store.count(&doc_id("b"), None).await.unwrap(), 4, "an acknowledged upsert was lost");
     assert_eq!(store.count(&doc_id("a"), None).await.unwrap(), 0, "an acknowledged delete was lost");
     assert_eq!(store.search_sparse(&bm25.query("generation"), 10).await.unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn collections_conformance() {
+    let dir = tempfile::tempdir().unwrap();
+    let collections = EdgeCollections { root: dir.path().to_path_buf() };
+    ragpipe_vectors::conformance::collections::collections_lifecycle(&collections, "c").await;
+}
+
+/// A reader that opened the old collection before a swap holds its lock;
+/// the drop waits for it to finish instead of deleting files under it.
+#[tokio::test]
+async fn a_drop_waits_for_the_last_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let collections = std::sync::Arc::new(EdgeCollections { root: dir.path().to_path_buf() });
+    let reader = collections.create("old", &spec("m")).await.unwrap();
+    let dropping = {
+        let collections = collections.clone();
+        tokio::spawn(async move { collections.drop_collection("old").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!dropping.is_finished() && dir.path().join("old").is_dir(), "dropped under a reader");
+    assert_eq!(reader.count(&doc_id("a"), None).await.unwrap(), 0, "the reader still reads");
+    drop(reader);
+    dropping.await.unwrap().unwrap();
+    assert!(!dir.path().join("old").exists());
 }

@@ -5,7 +5,7 @@
 //! skipped, and says so on stderr (`scripts/test.sh` says it too). Each
 //! check writes to its own uniquely named collection, left on the server.
 
-use ragpipe_vectors::{CollectionSpec, QdrantStore};
+use ragpipe_vectors::{CollectionSpec, QdrantCollections, QdrantStore};
 
 async fn fresh() -> Option<((), QdrantStore)> {
     let Ok(url) = std::env::var("RAGPIPE_TEST_QDRANT_URL") else {
@@ -23,3 +23,16 @@ async fn fresh() -> Option<((), QdrantStore)> {
 }
 
 ragpipe_vectors::vector_store_conformance!(external fresh());
+
+#[tokio::test]
+async fn collections_conformance() {
+    let Ok(url) = std::env::var("RAGPIPE_TEST_QDRANT_URL") else {
+        eprintln!("SKIPPED: RAGPIPE_TEST_QDRANT_URL is not set: Qdrant collections conformance did not run");
+        return;
+    };
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let prefix = format!("collections-{}-{nanos}", std::process::id());
+    let client = QdrantStore::connect(&url, None).expect("Qdrant reachable");
+    let collections = QdrantCollections { client, alias: format!("{prefix}_alias") };
+    ragpipe_vectors::conformance::collections::collections_lifecycle(&collections, &prefix).await;
+}

@@ -10,6 +10,7 @@
 //! Run the whole suite with
 //! [`vector_store_conformance!`](crate::vector_store_conformance).
 
+pub mod collections;
 pub mod fixture;
 
 use crate::{Bm25, ChunkPayload, SparseVec, VectorStore};
