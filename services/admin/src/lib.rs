@@ -30,8 +30,8 @@ pub enum AdminError {
     State(#[from] StateError),
     #[error(transparent)]
     Queue(#[from] QueueError),
-    #[error("vector store: {0}")]
-    Chunks(String),
+    #[error(transparent)]
+    Vectors(#[from] ragpipe_vectors::VectorError),
     #[error("no document {0}")]
     NotFound(String),
     #[error("{0}")]

@@ -122,7 +122,8 @@ pub async fn start(
     if req.stale_only && sealed_alike {
         return Ok(Started::InPlace { requeued: requeue_stale(state, &target, &req.extractor_version).await? });
     }
-    let name = free_name(&indexes, collections, &target).await?;
+    // Read again: the live index may have just been recorded.
+    let name = free_name(&state.indexes().await?, collections, &target).await?;
     let index = NewIndex {
         name: name.clone(),
         model: target.model.clone(),
@@ -131,7 +132,7 @@ pub async fn start(
         keep_old: req.keep_old,
     };
     // The collection exists before any worker is told to write to it.
-    drop(collections.create(&name, &target).await.map_err(|e| AdminError::Chunks(e.to_string()))?);
+    drop(collections.create(&name, &target).await?);
     if !state.begin_build(&index).await? {
         return Err(AdminError::BadRequest("another reindex started at the same moment".into()));
     }
@@ -151,10 +152,8 @@ async fn free_name(
         if indexes.iter().any(|i| i.name == name) {
             continue;
         }
-        match collections.open(&name, spec).await {
-            Ok(None) => return Ok(name),
-            Ok(Some(_)) => continue,
-            Err(e) => return Err(AdminError::Chunks(e.to_string())),
+        if collections.open(&name, spec).await?.is_none() {
+            return Ok(name);
         }
     }
     unreachable!("names are unbounded")
@@ -206,8 +205,7 @@ pub async fn finish(state: &dyn StateStore, collections: &dyn Collections) -> Re
     if state.pending().await? > 0 || !state.swap_index(&building.name).await? {
         return Ok(None);
     }
-    let vectors = |e: ragpipe_vectors::VectorError| AdminError::Chunks(e.to_string());
-    collections.publish(&building.name).await.map_err(vectors)?;
+    collections.publish(&building.name).await?;
     let old = before.iter().find(|i| i.state == IndexState::Live).map(|i| i.name.clone());
     let dropped = match &old {
         Some(old) if !building.keep_old => match collections.drop_collection(old).await {
