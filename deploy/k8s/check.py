@@ -90,6 +90,8 @@ def pod_spec(d):
         return d["spec"]["template"]["spec"]
     if d["kind"] == "CronJob":
         return d["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    if d["kind"] == "Job":
+        return d["spec"]["template"]["spec"]
     return None
 
 
