@@ -13,7 +13,7 @@
 //! documents finished in the new collection stay finished.
 
 use crate::AdminError;
-use ragpipe_core::{DocStatus, DocumentId};
+use ragpipe_core::DocStatus;
 use ragpipe_state::{IndexRecord, IndexState, NewIndex, Retried, StateStore, live_index};
 use ragpipe_vectors::{CollectionSpec, Collections};
 use serde::Serialize;
@@ -179,9 +179,7 @@ async fn requeue_stale(
 pub async fn queued(state: &dyn StateStore, only: Option<&[String]>) -> Result<Vec<Retried>, AdminError> {
     let queued = state.queued().await?;
     Ok(match only {
-        Some(ids) => {
-            queued.into_iter().filter(|r| ids.iter().any(|i| DocumentId::from_raw(i.clone()) == r.id)).collect()
-        }
+        Some(ids) => queued.into_iter().filter(|r| ids.iter().any(|i| i == r.id.as_str())).collect(),
         None => queued,
     })
 }

@@ -2,7 +2,7 @@
 //! HTTP API and the web page's retry buttons.
 
 use crate::AdminError;
-use ragpipe_core::{DocumentId, ExtractJob, Job, SCHEMA_VERSION, Stage};
+use ragpipe_core::{DocumentId, Stage};
 use ragpipe_queue::{Queue, Topic};
 use ragpipe_state::StateStore;
 use serde::Serialize;
@@ -38,19 +38,12 @@ pub async fn retry(
     let mut queued = Vec::new();
     for id in ids {
         let Some(r) = state.retry(id).await? else { continue };
-        if let Some(queue) = queue {
-            let job = Job::Extract(ExtractJob {
-                schema_version: SCHEMA_VERSION,
-                document_id: r.id.clone(),
-                uri: r.uri.clone(),
-                key: r.key.clone(),
-                generation: r.generation,
-            });
-            if let Err(e) = queue.publish(Topic::Extract, job.to_bytes()).await {
-                let reason = format!("retry could not be queued: {e}");
-                state.fail(&r.id, r.generation, Stage::Fetch, &reason).await?;
-                return Err(AdminError::Queue(e));
-            }
+        if let Some(queue) = queue
+            && let Err(e) = queue.publish(Topic::Extract, r.job().to_bytes()).await
+        {
+            let reason = format!("retry could not be queued: {e}");
+            state.fail(&r.id, r.generation, Stage::Fetch, &reason).await?;
+            return Err(AdminError::Queue(e));
         }
         queued.push(Queued { id: r.id.to_string(), source: r.uri, generation: r.generation });
     }

@@ -12,7 +12,6 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use ragpipe_admin::reindex::{self, ReindexRequest, Started};
 use ragpipe_config::Config;
-use ragpipe_core::{ExtractJob, Job, SCHEMA_VERSION};
 use ragpipe_queue::Topic;
 use ragpipe_state::StateStore;
 use std::path::PathBuf;
@@ -88,14 +87,7 @@ async fn distributed_build(
         let queue = serve::open_queue(config).await?;
         let docs = reindex::queued(state, only).await?;
         for d in &docs {
-            let job = Job::Extract(ExtractJob {
-                schema_version: SCHEMA_VERSION,
-                document_id: d.id.clone(),
-                uri: d.uri.clone(),
-                key: d.key.clone(),
-                generation: d.generation,
-            });
-            queue.publish(Topic::Extract, job.to_bytes()).await?;
+            queue.publish(Topic::Extract, d.job().to_bytes()).await?;
         }
         if let Some(b) = build {
             state.build_published(&b.name).await?;

@@ -272,3 +272,16 @@ pub struct Retried {
     pub key: String,
     pub generation: i64,
 }
+
+impl Retried {
+    /// The extract job that processes this generation.
+    pub fn job(&self) -> ragpipe_core::Job {
+        ragpipe_core::Job::Extract(ragpipe_core::ExtractJob {
+            schema_version: ragpipe_core::SCHEMA_VERSION,
+            document_id: self.id.clone(),
+            uri: self.uri.clone(),
+            key: self.key.clone(),
+            generation: self.generation,
+        })
+    }
+}
