@@ -58,11 +58,57 @@ pub enum TableRows {
 }
 
 /// Cuts a document into chunks with the chunker its structure calls for.
+///
+/// Linear in the document: no step rescans the text from its start per
+/// chunk, and no text larger than [`COUNT_WHOLE_MAX_BYTES`] is handed to the
+/// tokenizer in one piece (a 50 MB one-line page costs what fifty 1 MB pages
+/// cost).
 pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
-    match doc.kind {
+    let mut chunks = match doc.kind {
         Kind::Code => code::chunk(doc, counter, cfg),
         Kind::Spreadsheet | Kind::Csv => table::chunk(doc, counter, cfg),
         Kind::Audio => transcript::chunk(doc, counter, cfg),
         Kind::Html | Kind::Markdown | Kind::Text | Kind::Pdf => prose::chunk(doc, counter, cfg),
+    };
+    set_char_ranges(&doc.text, &mut chunks);
+    chunks
+}
+
+/// Blocks, sentences and lines longer than this many bytes are split before
+/// they are measured: at 256 word-pieces no such text fits a chunk unless it
+/// is made of 100-character "words" (one `[UNK]` each), and splitting a text
+/// that would have fitted only costs a re-grouping, while measuring a
+/// multi-megabyte line at once costs gigabytes of tokenizer state.
+pub const COUNT_WHOLE_MAX_BYTES: usize = 16 << 10;
+
+/// A token count larger than any budget, for texts that are not measured.
+/// Small enough that adding headers and specials and storing it in a
+/// chunk's `u32` never wraps around to a count that would fit.
+pub const TOO_MANY_TOKENS: usize = 1 << 30;
+
+/// Word-pieces of `text`, or [`TOO_MANY_TOKENS`] without asking the
+/// tokenizer when the text is longer than [`COUNT_WHOLE_MAX_BYTES`]: such a
+/// text is split anyway, so its exact count is never needed.
+pub(crate) fn measure(counter: &dyn TokenCounter, text: &str) -> usize {
+    if text.len() > COUNT_WHOLE_MAX_BYTES { TOO_MANY_TOKENS } else { counter.count(text) }
+}
+
+/// Sets every chunk's `#char` range from its byte range in one sweep of the
+/// text. Chunkers only know byte ranges; counting chars from the start of
+/// the text per chunk was quadratic (a 50 MB one-line HTML never finished).
+fn set_char_ranges(text: &str, chunks: &mut [Chunk]) {
+    let mut marks: Vec<usize> = chunks.iter().flat_map(|c| [c.bytes.start, c.bytes.end]).collect();
+    marks.sort_unstable();
+    marks.dedup();
+    let mut chars = Vec::with_capacity(marks.len());
+    let (mut byte, mut count) = (0, 0);
+    for &mark in &marks {
+        count += text[byte..mark].chars().count();
+        byte = mark;
+        chars.push(count);
+    }
+    let at = |b: usize| chars[marks.binary_search(&b).expect("every chunk offset is a mark")];
+    for chunk in chunks {
+        chunk.locator.chars = at(chunk.bytes.start)..at(chunk.bytes.end);
     }
 }

@@ -86,10 +86,10 @@ pub(crate) fn build(
 ) -> Chunk {
     let content = doc.text[bytes.clone()].to_string();
     let text = if ctx.header.is_empty() { content.clone() } else { format!("{}\n\n{}", ctx.header, content) };
-    let tokens = counter.count(&text) + counter.special_tokens();
-    let header_tokens = if ctx.header.is_empty() { 0 } else { counter.count(ctx.header) };
-    let mut locator = Locator::for_bytes(&doc.text, bytes.clone());
-    locator.page = ctx.page;
+    let tokens = crate::measure(counter, &text) + counter.special_tokens();
+    let header_tokens = if ctx.header.is_empty() { 0 } else { crate::measure(counter, ctx.header) };
+    // `#char` is filled in by `chunk_document` for all chunks in one sweep.
+    let locator = Locator { chars: 0..0, page: ctx.page, time: None, sheet: None, lines: None };
     Chunk {
         index,
         text,

@@ -22,8 +22,7 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
                 while path.last().is_some_and(|(l, _)| *l >= level) {
                     path.pop();
                 }
-                let name = doc.slice(block).split_whitespace().collect::<Vec<_>>().join(" ");
-                path.push((level, name));
+                path.push((level, heading_name(doc.slice(block))));
             }
             BlockKind::Paragraph | BlockKind::ListItem => section.blocks.push((block.range.clone(), Grain::Sentences)),
             BlockKind::Code | BlockKind::CodeItem { .. } => section.blocks.push((block.range.clone(), Grain::Lines)),
@@ -45,6 +44,30 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
     }
     section.flush(doc, &path, counter, cfg, &mut out);
     out
+}
+
+/// Longest heading name kept in a section path, in chars. Every chunk of a
+/// section carries its path, so a 10 MB "heading" (a one-line Markdown file
+/// starting with `#`) must not be copied into each of them.
+const MAX_HEADING_CHARS: usize = 200;
+
+/// A heading as it stands in section paths: whitespace collapsed, at most
+/// [`MAX_HEADING_CHARS`] chars, an ellipsis where it was cut.
+fn heading_name(heading: &str) -> String {
+    let mut name = String::new();
+    for (i, word) in heading.split_whitespace().enumerate() {
+        if i > 0 {
+            name.push(' ');
+        }
+        name.push_str(word);
+        if name.len() > MAX_HEADING_CHARS * 4 {
+            break;
+        }
+    }
+    match name.char_indices().nth(MAX_HEADING_CHARS) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name,
+    }
 }
 
 /// The body blocks collected since the last heading or page break.
@@ -93,12 +116,12 @@ fn fit_header(title: &str, names: &[String], counter: &dyn TokenCounter, cfg: &C
     }
     let limit = cfg.budget / 4;
     let full = header_for(title, names);
-    let tokens = counter.count(&full);
+    let tokens = crate::measure(counter, &full);
     if tokens <= limit {
         return (full, tokens);
     }
     let short = header_for(title, names.last().map(std::slice::from_ref).unwrap_or(&[]));
-    let tokens = counter.count(&short);
+    let tokens = crate::measure(counter, &short);
     if tokens <= limit {
         return (short, tokens);
     }

@@ -23,7 +23,7 @@ pub(crate) fn units_for(
     room: usize,
     counter: &dyn TokenCounter,
 ) -> Vec<Unit> {
-    let tokens = counter.count(&text[range.clone()]);
+    let tokens = crate::measure(counter, &text[range.clone()]);
     if tokens <= room {
         return vec![Unit { range, tokens }];
     }
@@ -33,7 +33,7 @@ pub(crate) fn units_for(
     };
     let mut units = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        let tokens = counter.count(&text[piece.clone()]);
+        let tokens = crate::measure(counter, &text[piece.clone()]);
         if tokens <= room {
             units.push(Unit { range: piece, tokens });
         } else {
@@ -72,7 +72,10 @@ fn words(text: &str, range: Range<usize>, room: usize, counter: &dyn TokenCounte
     let soft = room.saturating_sub(RESERVE).max(1);
     let mut out = Vec::new();
     let mut current: Option<Unit> = None;
-    for (i, w) in text[range.clone()].split_word_bound_indices() {
+    let pieces = text[range.clone()]
+        .split_word_bound_indices()
+        .flat_map(|(i, w)| capped(w, MAX_WORD_BYTES).map(move |(j, p)| (i + j, p)));
+    for (i, w) in pieces {
         if w.trim().is_empty() {
             continue;
         }
@@ -92,6 +95,30 @@ fn words(text: &str, range: Range<usize>, room: usize, counter: &dyn TokenCounte
     }
     out.extend(current);
     out
+}
+
+/// Longest "word" measured as one: the tokenizer reads anything longer than
+/// 100 chars as a single `[UNK]`, so a 20 MB run of letters (a base64 blob,
+/// a line of `=`) would otherwise be one unit of one word-piece and one
+/// 20 MB chunk. Longer runs are cut at char boundaries.
+const MAX_WORD_BYTES: usize = 64;
+
+/// `word` in pieces of at most `max` bytes (more for a single wide char),
+/// with their offsets in `word`.
+fn capped(word: &str, max: usize) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= word.len() {
+            return None;
+        }
+        let mut end = (at + max).min(word.len());
+        while !word.is_char_boundary(end) {
+            end += 1;
+        }
+        let piece = (at, &word[at..end]);
+        at = end;
+        Some(piece)
+    })
 }
 
 fn trimmed(at: usize, s: &str) -> Option<Range<usize>> {

@@ -43,16 +43,19 @@ fn title_header(title: &str, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> (
         return (String::new(), 0);
     }
     let header = header_for(title, &[]);
-    let tokens = counter.count(&header);
+    let tokens = crate::measure(counter, &header);
     if header.is_empty() || tokens > cfg.budget / 4 { (String::new(), 0) } else { (header, tokens) }
 }
 
 /// From the start of the first cue a chunk touches to the end of the last.
+/// Cues are in text order, so the first one is found by bisection and the
+/// walk stops past the chunk: linear over a transcript, not cues x chunks.
 fn cue_span(doc: &Document, bytes: &Range<usize>) -> Option<(f64, f64)> {
+    let first = doc.blocks.partition_point(|b| b.range.end <= bytes.start);
     let mut span: Option<(f64, f64)> = None;
-    for b in &doc.blocks {
+    for b in doc.blocks[first..].iter().take_while(|b| b.range.start < bytes.end) {
         let BlockKind::Cue { start, end } = b.kind else { continue };
-        if b.range.start < bytes.end && bytes.start < b.range.end {
+        if bytes.start < b.range.end {
             span = Some(span.map_or((start, end), |(s, e)| (s.min(start), e.max(end))));
         }
     }
@@ -97,7 +100,7 @@ mod tests {
             ("eleven twelve thirteen fourteen fifteen", 4.0, 6.5),
         ]);
         // Budget 15: 2 specials + 1 header word leaves room for 12, two cues.
-        let chunks = chunk(&doc, &Words, &ChunkConfig { budget: 15, ..ChunkConfig::default() });
+        let chunks = crate::chunk_document(&doc, &Words, &ChunkConfig { budget: 15, ..ChunkConfig::default() });
         assert_eq!(chunks.len(), 2);
         assert_eq!(chunks[0].content, "one two three four five\nsix seven eight nine ten");
         assert_eq!(chunks[0].locator.time, Some((0.0, 4.0)));
@@ -114,7 +117,7 @@ mod tests {
     fn an_oversized_cue_is_cut_at_sentences_and_keeps_its_time() {
         let long = "First sentence has five words. Second one has five too. Third is short.";
         let doc = transcript(&[("Hello.", 0.0, 1.0), (long, 1.0, 9.0), ("Bye now.", 9.0, 10.0)]);
-        let chunks = chunk(&doc, &Words, &ChunkConfig { budget: 10, ..ChunkConfig::default() });
+        let chunks = crate::chunk_document(&doc, &Words, &ChunkConfig { budget: 10, ..ChunkConfig::default() });
         let got: Vec<(&str, Option<(f64, f64)>)> =
             chunks.iter().map(|c| (c.content.as_str(), c.locator.time)).collect();
         assert_eq!(

@@ -95,15 +95,14 @@ pub(crate) fn pack(
         header: &doc.text[header],
         head_rows,
         ctx,
-        ctx_tokens: if ctx.header.is_empty() { 0 } else { counter.count(ctx.header) },
+        ctx_tokens: if ctx.header.is_empty() { 0 } else { crate::measure(counter, ctx.header) },
         counter,
         cfg,
-        cursor: CharCursor { text: &doc.text, byte: 0, chars: 0 },
     };
     let fixed = counter.special_tokens()
         + packer.ctx_tokens
         + match cfg.table_rows_as {
-            TableRows::Readable => counter.count(packer.header),
+            TableRows::Readable => crate::measure(counter, packer.header),
             TableRows::Linearised => 0,
         };
     let room = cfg.budget.saturating_sub(fixed);
@@ -131,7 +130,7 @@ fn continues(block: &Block, table: u32, page: Option<u32>) -> bool {
     block.page == page && row_of(block).is_some_and(|r| r.0 == table)
 }
 
-/// What every chunk of one run shares, and the char cursor its locators use.
+/// What every chunk of one run shares.
 struct Packer<'a> {
     doc: &'a Document,
     /// The table when it has a sheet name, for A1 ranges.
@@ -144,7 +143,6 @@ struct Packer<'a> {
     ctx_tokens: usize,
     counter: &'a dyn TokenCounter,
     cfg: &'a ChunkConfig,
-    cursor: CharCursor<'a>,
 }
 
 impl Packer<'_> {
@@ -152,9 +150,9 @@ impl Packer<'_> {
         let line = &self.doc.text[row.range.clone()];
         match self.cfg.table_rows_as {
             TableRows::Linearised if !self.header.is_empty() => {
-                self.counter.count(&cells::linearise(self.header, line))
+                crate::measure(self.counter, &cells::linearise(self.header, line))
             }
-            _ => self.counter.count(line),
+            _ => crate::measure(self.counter, line),
         }
     }
 
@@ -162,6 +160,14 @@ impl Packer<'_> {
     /// counts are re-measured on the real text); a single row that does not
     /// fit is cut between cells.
     fn emit(&mut self, rows: &[Row], out: &mut Vec<Chunk>) {
+        if self.header.len() > crate::COUNT_WHOLE_MAX_BYTES {
+            // A header that alone is far over budget is never repeated
+            // whole: straight to the cell-wise cut, row by row.
+            for row in rows {
+                self.split_row(row, out);
+            }
+            return;
+        }
         let (first, last) = (&rows[0], &rows[rows.len() - 1]);
         let cols = self.table.map_or((0, 0), |t| (t.first_col, t.last_col));
         let a1 = (cols.0, first.number, cols.1, last.number);
@@ -178,11 +184,22 @@ impl Packer<'_> {
     }
 
     /// Cuts an oversized row into the widest runs of cells that fit, each
-    /// under the header's cells over the same columns.
+    /// under the header's cells over the same columns. Each cell is measured
+    /// once; a run is sized from those counts and then measured for real,
+    /// halved while it does not fit (counts are not perfectly additive), so
+    /// a 100,000-cell row costs a few passes, not one per cell per chunk.
     fn split_row(&mut self, row: &Row, out: &mut Vec<Chunk>) {
         let line = &self.doc.text[row.range.clone()];
         let head = self.header.rsplit('\n').next().unwrap_or("");
         let (row_cells, head_cells) = (cells::spans(line), cells::spans(head));
+        // A cell and its ` | ` separator.
+        let cost = |text: &str| crate::measure(self.counter, text) + 1;
+        let costs: Vec<usize> = row_cells
+            .iter()
+            .enumerate()
+            .map(|(k, c)| cost(&line[c.clone()]) + head_cells.get(k).map_or(0, |h| cost(&head[h.clone()])))
+            .collect();
+        let room = self.cfg.budget.saturating_sub(self.counter.special_tokens() + self.ctx_tokens);
         let first_col = self.table.map_or(1, |t| t.first_col);
         let mut i = 0;
         while i < row_cells.len() {
@@ -190,8 +207,12 @@ impl Packer<'_> {
                 i += 1;
                 continue;
             }
-            let mut best = None;
-            for j in i..row_cells.len() {
+            let (mut j, mut used) = (i, costs[i]);
+            while j + 1 < row_cells.len() && used + costs[j + 1] <= room {
+                j += 1;
+                used += costs[j];
+            }
+            loop {
                 let bytes = row.range.start + row_cells[i].start..row.range.start + row_cells[j].end;
                 let header = match head_cells.get(i) {
                     Some(h) => &head[h.start..head_cells[j.min(head_cells.len() - 1)].end],
@@ -199,24 +220,19 @@ impl Packer<'_> {
                 };
                 let a1 = (first_col + i as u32, row.number, first_col + j as u32, row.number);
                 let chunk = self.build(bytes, header, a1, out.len());
-                if chunk.tokens as usize > self.cfg.budget {
+                if chunk.tokens as usize <= self.cfg.budget {
+                    out.push(chunk);
                     break;
                 }
-                best = Some((j, chunk));
-            }
-            match best {
-                Some((j, chunk)) => {
-                    out.push(chunk);
-                    i = j + 1;
-                }
-                None => {
+                if j == i {
                     let header = head_cells.get(i).map_or("", |h| &head[h.clone()]);
                     let cell = row.range.start + row_cells[i].start..row.range.start + row_cells[i].end;
-                    let a1 = (first_col + i as u32, row.number, first_col + i as u32, row.number);
                     self.split_cell(cell, header, a1, out);
-                    i += 1;
+                    break;
                 }
+                j = i + (j - i) / 2;
             }
+            i = j + 1;
         }
     }
 
@@ -225,7 +241,7 @@ impl Packer<'_> {
         // Room for the piece: the header cell's name may be repeated once per
         // line in the linearised form, and a few tokens of slack cover the
         // `:` and separators.
-        let fixed = self.counter.special_tokens() + self.ctx_tokens + self.counter.count(header) + 4;
+        let fixed = self.counter.special_tokens() + self.ctx_tokens + crate::measure(self.counter, header) + 4;
         let room = self.cfg.budget.saturating_sub(fixed).max(1);
         for unit in units_for(&self.doc.text, cell, Grain::Sentences, room, self.counter) {
             let chunk = self.build(unit.range, header, a1, out.len());
@@ -243,9 +259,7 @@ impl Packer<'_> {
             _ => content.clone(),
         };
         let text = if self.ctx.header.is_empty() { body } else { format!("{}\n\n{body}", self.ctx.header) };
-        let tokens = self.counter.count(&text) + self.counter.special_tokens();
-        let start = self.cursor.chars_at(bytes.start);
-        let end = self.cursor.chars_at(bytes.end);
+        let tokens = crate::measure(self.counter, &text) + self.counter.special_tokens();
         let sheet = self.table.map(|t| (t.sheet.clone(), self.a1_reference(a1, !header.is_empty())));
         Chunk {
             index: index as u32,
@@ -253,7 +267,7 @@ impl Packer<'_> {
             content,
             section: self.ctx.section.to_vec(),
             bytes,
-            locator: Locator { chars: start..end, page: self.ctx.page, time: None, sheet, lines: None },
+            locator: Locator { chars: 0..0, page: self.ctx.page, time: None, sheet, lines: None },
             tokens: tokens as u32,
             header_tokens: self.ctx_tokens as u32,
         }
@@ -272,26 +286,5 @@ impl Packer<'_> {
             Some((h1, h2)) => format!("{from}{h1}:{to}{h2},{from}{r1}:{to}{r2}"),
             None => format!("{from}{r1}:{to}{r2}"),
         }
-    }
-}
-
-/// Char offsets of byte offsets, counted from the last position asked for:
-/// chunks of a table come in text order, so a whole workbook is counted
-/// once instead of once per chunk.
-struct CharCursor<'t> {
-    text: &'t str,
-    byte: usize,
-    chars: usize,
-}
-
-impl CharCursor<'_> {
-    fn chars_at(&mut self, byte: usize) -> usize {
-        if byte >= self.byte {
-            self.chars += self.text[self.byte..byte].chars().count();
-        } else {
-            self.chars -= self.text[byte..self.byte].chars().count();
-        }
-        self.byte = byte;
-        self.chars
     }
 }
