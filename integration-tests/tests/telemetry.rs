@@ -102,6 +102,7 @@ async fn one_trace_follows_each_document_across_the_stages_and_metrics_are_recor
             limits: Limits::default(),
             isolation: Isolation::InProcess,
             max_attempts: 3,
+            max_chunks: 10_000,
         },
     });
     let stage = Arc::new(EmbedStage {

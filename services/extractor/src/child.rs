@@ -34,6 +34,7 @@ pub(crate) struct WireLimits {
     pub max_cells: u64,
     pub max_decompressed_bytes: u64,
     pub max_duration_secs: f64,
+    pub max_text_bytes: u64,
 }
 
 impl From<&Limits> for WireLimits {
@@ -44,6 +45,7 @@ impl From<&Limits> for WireLimits {
             max_cells: l.max_cells,
             max_decompressed_bytes: l.max_decompressed_bytes,
             max_duration_secs: l.max_duration_secs,
+            max_text_bytes: l.max_text_bytes,
         }
     }
 }
@@ -56,6 +58,7 @@ impl From<WireLimits> for Limits {
             max_cells: w.max_cells,
             max_decompressed_bytes: w.max_decompressed_bytes,
             max_duration_secs: w.max_duration_secs,
+            max_text_bytes: w.max_text_bytes,
         }
     }
 }

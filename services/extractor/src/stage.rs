@@ -27,6 +27,8 @@ pub struct ExtractorConfig {
     /// Deliveries of one job before the document is failed instead of
     /// retried: bounds transient errors and workers that die mid-document.
     pub max_attempts: i64,
+    /// Chunks one document may have (`limits.max_chunks`).
+    pub max_chunks: usize,
 }
 
 /// Everything one extractor worker talks to.
@@ -161,6 +163,10 @@ impl Extractor {
         };
         if chunks.is_empty() {
             return self.fail(job, Stage::Chunk, "no text content".into()).await;
+        }
+        if chunks.len() > self.config.max_chunks {
+            let reason = format!("limit exceeded: more than {} chunks (max_chunks)", self.config.max_chunks);
+            return self.fail(job, Stage::Chunk, reason).await;
         }
         tracing::Span::current().record("chunks", chunks.len());
         let kind_label = [KeyValue::new("kind", doc.kind.as_str())];

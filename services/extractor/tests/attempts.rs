@@ -66,6 +66,7 @@ fn extractor(state: Arc<SqlStateStore>, queue: Arc<MemoryQueue>, source: Arc<Unr
             limits: Limits::default(),
             isolation: Isolation::InProcess,
             max_attempts: 3,
+            max_chunks: 10_000,
         },
     })
 }

@@ -77,7 +77,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
     // Transcript sidecars are read with their audio, not indexed on their own.
     let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
-    let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity));
+    let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity).with_max_bytes(config.workers.queue_mib << 20));
     let chunks_before = total_chunks(state.as_ref()).await?;
 
     let extractor = Arc::new(build_extractor(&config, source.clone(), state.clone(), queue.clone(), tokenizer)?);
@@ -148,6 +148,7 @@ pub(crate) fn build_extractor(
             limits: extract_limits(config),
             isolation: isolation(config)?,
             max_attempts: config.workers.max_attempts.max(1),
+            max_chunks: config.limits.max_chunks as usize,
         },
     })
 }
@@ -161,6 +162,7 @@ pub(crate) fn extract_limits(config: &Config) -> ragpipe_extract::Limits {
         max_cells: l.max_cells,
         max_decompressed_bytes: l.max_decompressed_bytes,
         max_duration_secs: l.max_duration_secs,
+        max_text_bytes: l.max_text_mib << 20,
     }
 }
 
@@ -239,9 +241,10 @@ fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
     if !s.failed.is_empty() {
         println!("{} documents failed:", s.failed.len());
         for f in &s.failed {
-            println!("  {}  [{}] {}", f.document, f.stage, f.reason);
+            println!("  {}  [{}] {}", f.document.escape_debug(), f.stage, f.reason);
         }
     }
+    crate::status::print_skipped(r);
     Ok(())
 }
 

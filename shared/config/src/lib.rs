@@ -149,6 +149,14 @@ pub struct LimitsConfig {
     pub max_decompressed_bytes: u64,
     /// Seconds of audio.
     pub max_duration_secs: f64,
+    /// Canonical text of one document, MiB: what the child may hand back
+    /// and the parent chunks, tokenises and embeds. 16 MiB is ~5,000 dense
+    /// pages; a 50 MB one-line HTML page fails here instead of holding
+    /// gigabytes in the parent.
+    pub max_text_mib: u64,
+    /// Chunks of one document. Every chunk is embedded (~30–100 chunks/s on
+    /// 2 cores), so this bounds the time one document holds the embedder.
+    pub max_chunks: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -160,6 +168,10 @@ pub struct WorkersConfig {
     pub embed_batch: usize,
     /// Messages a queue holds before publishers wait.
     pub queue_capacity: usize,
+    /// Bytes (MiB) of messages the embedded queue holds before publishers
+    /// wait: message counts alone do not bound memory when messages differ
+    /// a hundredfold in size.
+    pub queue_mib: u64,
     /// Deliveries of one extract job before its document is failed with the
     /// last reason (transient errors, or workers dying mid-document).
     pub max_attempts: i64,
@@ -211,13 +223,15 @@ impl Default for LimitsConfig {
         LimitsConfig {
             max_file_bytes: 64 * 1024 * 1024,
             extract_timeout_secs: 60,
-            extract_memory_mib: 2048,
-            extract_output_mib: 512,
+            extract_memory_mib: 768,
+            extract_output_mib: 128,
             max_pages: 5_000,
             max_rows: 1_000_000,
             max_cells: 20_000_000,
             max_decompressed_bytes: 1 << 30,
             max_duration_secs: 6.0 * 3600.0,
+            max_text_mib: 16,
+            max_chunks: 10_000,
         }
     }
 }
@@ -229,6 +243,7 @@ impl Default for WorkersConfig {
             embedders: 1,
             embed_batch: 32,
             queue_capacity: 256,
+            queue_mib: 64,
             max_attempts: 5,
             lease_secs: 900,
             health_listen: None,
@@ -347,6 +362,9 @@ impl Config {
                 "limits.max_file_bytes, extract_timeout_secs, extract_output_mib and max_pages must be positive".into(),
             );
         }
+        if l.max_text_mib == 0 || l.max_chunks == 0 || self.workers.queue_mib == 0 {
+            return bad("limits.max_text_mib, limits.max_chunks and workers.queue_mib must be positive".into());
+        }
         // Below this the child cannot even map its own executable and libraries.
         if l.extract_memory_mib < 64 {
             return bad(format!("limits.extract_memory_mib must be at least 64, not {}", l.extract_memory_mib));
@@ -375,7 +393,7 @@ mod tests {
         assert_eq!(c.search.threshold, 0.5);
         assert!(toml::from_str::<Config>("[limits]\nextract_timeout = 5\n").is_err(), "misspelt limit");
         let mut c: Config = toml::from_str("[limits]\nextract_timeout_secs = 5\nmax_pages = 10\n").unwrap();
-        assert_eq!((c.limits.extract_timeout_secs, c.limits.max_pages, c.limits.extract_memory_mib), (5, 10, 2048));
+        assert_eq!((c.limits.extract_timeout_secs, c.limits.max_pages, c.limits.extract_memory_mib), (5, 10, 768));
         c.apply_env(|n| (n == "RAGPIPE_EXTRACT_MEMORY_MIB").then(|| "512".to_string())).unwrap();
         assert_eq!(c.limits.extract_memory_mib, 512);
         c.limits.extract_memory_mib = 16;

@@ -56,7 +56,7 @@ impl ragpipe_chunking::TokenCounter for WordPieceTokenizer {
     fn count(&self, text: &str) -> usize {
         // Encoding only fails on pathological normaliser errors; count such a
         // text as too large so it is split rather than passed through.
-        self.inner.encode(text, false).map(|e| e.get_ids().len()).unwrap_or(usize::MAX / 4)
+        self.inner.encode(text, false).map(|e| e.get_ids().len()).unwrap_or(ragpipe_chunking::TOO_MANY_TOKENS)
     }
 
     fn special_tokens(&self) -> usize {

@@ -53,6 +53,8 @@ pub struct Limits {
     /// Bytes a compressed container (xlsx, ods) may inflate to.
     pub max_decompressed_bytes: u64,
     pub max_duration_secs: f64,
+    /// Bytes of canonical text one document may have.
+    pub max_text_bytes: u64,
 }
 
 impl Default for Limits {
@@ -63,6 +65,7 @@ impl Default for Limits {
             max_cells: 20_000_000,
             max_decompressed_bytes: 1 << 30,
             max_duration_secs: 6.0 * 3600.0,
+            max_text_bytes: 16 << 20,
         }
     }
 }
@@ -104,7 +107,19 @@ pub fn extract_with(
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);
     }
+    if doc.text.len() as u64 > limits.max_text_bytes {
+        return Err(ExtractError::Limit(format!(
+            "canonical text over {} (max_text_mib)",
+            mib(limits.max_text_bytes)
+        )));
+    }
     Ok(doc)
+}
+
+/// A byte count as a person reads it in a reason: `16 MiB`, `1.5 MiB`.
+pub(crate) fn mib(bytes: u64) -> String {
+    let m = bytes as f64 / (1u64 << 20) as f64;
+    if m.fract() == 0.0 { format!("{m:.0} MiB") } else { format!("{m:.1} MiB") }
 }
 
 /// The title to use when a document has none: the file name without extension.

@@ -1,7 +1,10 @@
 //! The embedded queue: bounded in-memory topics inside one process.
 //!
-//! Publishing waits while a topic holds `capacity` undelivered messages, so a
-//! fast producer cannot run ahead of slow consumers. A delivery that is
+//! Publishing waits while a topic holds `capacity` undelivered messages, or
+//! `max_bytes` of messages waiting or being processed, so a fast producer
+//! cannot run ahead of slow consumers and a run of large messages cannot
+//! fill memory (a message alone larger than the bound still passes, once
+//! the topic is empty, so nothing can wait forever). A delivery that is
 //! dropped unsettled (its task panicked) goes back to the queue, as a broker
 //! would redeliver after a lost connection. A topic is `close`d by the owner
 //! once its producers are done; consumers then drain it and see `None` only
@@ -18,6 +21,8 @@ struct TopicState {
     /// Payload, redeliveries so far, trace headers.
     ready: VecDeque<(Vec<u8>, u32, Headers)>,
     in_flight: usize,
+    /// Payload bytes ready or in flight: what the topic keeps alive.
+    bytes: usize,
     closed: bool,
     dead: Vec<(Vec<u8>, String)>,
 }
@@ -40,6 +45,7 @@ impl TopicQueue {
 pub struct MemoryQueue {
     topics: Arc<HashMap<Topic, Arc<TopicQueue>>>,
     capacity: usize,
+    max_bytes: usize,
 }
 
 impl MemoryQueue {
@@ -48,7 +54,13 @@ impl MemoryQueue {
             .into_iter()
             .map(|t| (t, Arc::new(TopicQueue { name: t.as_str(), state: Mutex::default(), changed: Notify::new() })))
             .collect();
-        MemoryQueue { topics: Arc::new(topics), capacity: capacity.max(1) }
+        MemoryQueue { topics: Arc::new(topics), capacity: capacity.max(1), max_bytes: usize::MAX }
+    }
+
+    /// Bounds each topic's waiting and in-flight payloads to `max_bytes`.
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = usize::try_from(max_bytes).unwrap_or(usize::MAX).max(1);
+        self
     }
 
     fn topic(&self, topic: Topic) -> &Arc<TopicQueue> {
@@ -81,7 +93,9 @@ impl Queue for MemoryQueue {
                 if st.closed {
                     return Err(QueueError::Closed(q.name));
                 }
-                if st.ready.len() < self.capacity {
+                let room = st.bytes == 0 || st.bytes.saturating_add(payload.len()) <= self.max_bytes;
+                if st.ready.len() < self.capacity && room {
+                    st.bytes += payload.len();
                     st.ready.push_back((payload, 0, ragpipe_telemetry::inject()));
                     drop(st);
                     q.changed.notify_waiters();
@@ -147,9 +161,12 @@ impl MemoryAcker {
         let mut st = self.queue.lock();
         st.in_flight -= 1;
         match how {
-            Settle::Ack => {}
+            Settle::Ack => st.bytes -= payload.len(),
             Settle::Retry => st.ready.push_back((payload, self.redeliveries + 1, headers)),
-            Settle::Reject(reason) => st.dead.push((payload, reason)),
+            Settle::Reject(reason) => {
+                st.bytes -= payload.len();
+                st.dead.push((payload, reason));
+            }
         }
         drop(st);
         self.queue.changed.notify_waiters();
@@ -247,6 +264,22 @@ mod tests {
             d.ack().await.unwrap();
         }
         assert_eq!(rest, [b"2".to_vec(), b"3".to_vec()]);
+    }
+
+    #[tokio::test]
+    async fn bytes_waiting_or_in_flight_bound_publishers() {
+        let q = MemoryQueue::new(100).with_max_bytes(10);
+        q.publish(Topic::Embed, vec![0; 6]).await.unwrap();
+        let mut blocked = Box::pin(q.publish(Topic::Embed, vec![1; 6]));
+        assert!(timeout(BRIEF, &mut blocked).await.is_err(), "12 bytes would exceed the 10-byte bound");
+        let mut consumer = q.consume(Topic::Embed).await.unwrap();
+        let d = receive(consumer.as_mut()).await;
+        assert!(timeout(BRIEF, &mut blocked).await.is_err(), "a message being processed still holds its bytes");
+        d.ack().await.unwrap();
+        timeout(PATIENCE, &mut blocked).await.expect("the ack freed the bytes").unwrap();
+        receive(consumer.as_mut()).await.ack().await.unwrap();
+        // Alone, a message over the bound passes: nothing waits forever.
+        timeout(PATIENCE, q.publish(Topic::Embed, vec![2; 64])).await.expect("an empty topic takes it").unwrap();
     }
 
     #[tokio::test]
