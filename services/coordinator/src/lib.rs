@@ -30,7 +30,7 @@ pub enum CoordinatorError {
 }
 
 /// What one sync run found and did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SyncReport {
     pub listed: u64,
     pub new: u64,
@@ -39,7 +39,26 @@ pub struct SyncReport {
     pub resumed: u64,
     pub unchanged: u64,
     pub deleted: u64,
+    /// Entries the source listed but cannot read as documents.
+    #[serde(default)]
+    pub skipped: u64,
+    /// The first [`MAX_SKIPPED_KEPT`] of them with their reasons; recorded
+    /// with the run, so `ragpipe status` shows why a file is not indexed.
+    #[serde(default)]
+    pub skipped_entries: Vec<SkippedEntry>,
 }
+
+/// A listed entry that is not a document: a symlink out of the folder, a
+/// FIFO, a dangling link, a name that is not UTF-8.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SkippedEntry {
+    pub key: String,
+    pub reason: String,
+}
+
+/// Skipped entries kept per run: enough to act on, bounded for a bucket
+/// where millions of entries could be skipped.
+pub const MAX_SKIPPED_KEPT: usize = 1000;
 
 impl SyncReport {
     /// Extract jobs this run published.
@@ -121,7 +140,17 @@ async fn diff_and_enqueue(
             }
             renewed = Instant::now();
         }
-        let meta = item?;
+        let meta = match item {
+            Ok(meta) => meta,
+            Err(SourceError::Skipped { key, reason }) => {
+                report.skipped += 1;
+                if report.skipped_entries.len() < MAX_SKIPPED_KEPT {
+                    report.skipped_entries.push(SkippedEntry { key, reason });
+                }
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         report.listed += 1;
         let id = DocumentId::from_uri(&meta.uri);
         let observed = Observed {

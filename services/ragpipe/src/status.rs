@@ -4,6 +4,7 @@ use crate::cli::StatusArgs;
 use crate::{admin, embedded};
 use ragpipe_admin::reindex::ReindexStatus;
 use ragpipe_config::Config;
+use ragpipe_coordinator::{SkippedEntry, SyncReport};
 use ragpipe_core::DocStatus;
 use ragpipe_state::StateStore;
 use serde::Serialize;
@@ -23,6 +24,10 @@ struct Output {
     pipeline_version: String,
     /// The live index, a reindex in progress, kept old indexes.
     index: ReindexStatus,
+    /// Entries the last finished sync listed but could not read as
+    /// documents (symlinks out of the folder, FIFOs, dangling links…).
+    skipped: Vec<SkippedEntry>,
+    skipped_total: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -71,6 +76,7 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
             id: d.id.to_string(),
         })
         .collect();
+    let last_sync = last_sync_report(state.as_ref()).await?;
     let out = Output {
         documents,
         chunks: indexed.chunks,
@@ -82,6 +88,8 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         model: current.model,
         pipeline_version: current.pipeline_version,
         index,
+        skipped_total: last_sync.skipped,
+        skipped: last_sync.skipped_entries,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -97,11 +105,36 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
         if !list.is_empty() {
             println!("{title} ({}):", list.len());
             for e in list {
-                println!("  {}  {}", e.document, e.detail);
+                println!("  {}  {}", e.document.escape_debug(), e.detail);
             }
         }
     }
+    print_skipped(&SyncReport { skipped: out.skipped_total, skipped_entries: out.skipped, ..SyncReport::default() });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The report of the newest sync run that finished (empty before any).
+async fn last_sync_report(state: &dyn StateStore) -> anyhow::Result<SyncReport> {
+    let runs = state.sync_runs(10).await?;
+    let report = runs.iter().filter(|r| r.finished_at.is_some()).find_map(|r| r.report.as_deref());
+    Ok(report.and_then(|json| serde_json::from_str(json).ok()).unwrap_or_default())
+}
+
+/// Lists the entries a sync skipped, with their reasons; names are printed
+/// escaped (`\n`, `\u{1b}`), so a hostile file name cannot rewrite the
+/// terminal.
+pub(crate) fn print_skipped(report: &SyncReport) {
+    if report.skipped == 0 {
+        return;
+    }
+    println!("skipped ({}), not documents:", report.skipped);
+    for e in &report.skipped_entries {
+        println!("  {}  {}", e.key.escape_debug(), e.reason);
+    }
+    let more = report.skipped.saturating_sub(report.skipped_entries.len() as u64);
+    if more > 0 {
+        println!("  … and {more} more");
+    }
 }
 
 fn print_index(index: &ReindexStatus) {

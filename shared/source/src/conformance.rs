@@ -50,15 +50,23 @@ pub async fn check_all(source: &dyn ObjectSource, expected: &BTreeMap<String, Ve
     missing_keys_are_not_found(source, expected).await;
 }
 
-/// Collects a whole listing, failing on any listed error.
+/// Collects a whole listing's objects, failing on any listed error other
+/// than a skipped entry.
 pub async fn list_all(source: &dyn ObjectSource) -> Vec<ObjectMeta> {
+    list_with_skipped(source).await.0
+}
+
+/// Collects a whole listing: the objects, and the skipped entries as
+/// `(key, reason)`; fails on any other listed error.
+pub async fn list_with_skipped(source: &dyn ObjectSource) -> (Vec<ObjectMeta>, Vec<(String, String)>) {
     let mut listing = source.list();
-    let mut out = Vec::new();
+    let (mut out, mut skipped) = (Vec::new(), Vec::new());
     loop {
         match timeout(PATIENCE, listing.recv()).await {
             Ok(Some(Ok(meta))) => out.push(meta),
+            Ok(Some(Err(SourceError::Skipped { key, reason }))) => skipped.push((key, reason)),
             Ok(Some(Err(e))) => panic!("listing {} failed: {e}", source.root()),
-            Ok(None) => return out,
+            Ok(None) => return (out, skipped),
             Err(_) => panic!("listing {} stalled for {PATIENCE:?}", source.root()),
         }
     }

@@ -69,52 +69,117 @@ impl FolderSource {
     }
 
     fn walk(&self, tx: &mpsc::Sender<Result<ObjectMeta, SourceError>>) {
-        // A symlink out of the folder is pruned here rather than per file, so
-        // a link to `/` does not walk the whole disk to list nothing.
-        let walker = walkdir::WalkDir::new(&self.root)
+        let mut walker = walkdir::WalkDir::new(&self.root)
             .follow_links(true)
             .sort_by(|a, b| key_order(a).cmp(&key_order(b)))
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0 || !(is_hidden(e.file_name()) || e.path_is_symlink() && !self.contains_target(e.path()))
-            });
-        for entry in walker {
+            .into_iter();
+        while let Some(entry) = walker.next() {
             let item = match entry {
-                Ok(e) if e.file_type().is_file() => self.meta(e.path()),
-                Ok(_) => continue,
-                // Loops and unreadable folders are reported, not fatal.
-                Err(e) => {
-                    tracing::warn!(error = %e, "skipping unreadable entry");
+                Ok(e) if e.depth() == 0 => continue,
+                Ok(e) if is_hidden(e.file_name()) => {
+                    if e.file_type().is_dir() {
+                        walker.skip_current_dir();
+                    }
                     continue;
                 }
+                // A symlink out of the folder is pruned here rather than per
+                // file, so a link to `/` does not walk the whole disk.
+                Ok(e) if e.path_is_symlink() && !self.contains_target(e.path()) => {
+                    if e.file_type().is_dir() {
+                        walker.skip_current_dir();
+                    }
+                    Err(self.skipped(e.path(), "symlink leads outside the ingested folder".into()))
+                }
+                Ok(e) if e.file_type().is_dir() => continue,
+                Ok(e) if e.file_type().is_file() => match self.meta(e.path()) {
+                    Some(item) => item,
+                    None => continue,
+                },
+                Ok(e) => Err(self.skipped(e.path(), special_file(e.file_type()).into())),
+                // Dangling links, loops and unreadable folders skip one entry;
+                // a link to an ancestor of the folder is a loop to the walk,
+                // but what matters is that it leads outside.
+                Err(e) => match e.path() {
+                    Some(path) if path.is_symlink() && self.leads_outside(path) => {
+                        Err(self.skipped(path, "symlink leads outside the ingested folder".into()))
+                    }
+                    Some(path) => Err(self.skipped(path, walk_reason(&e))),
+                    None => continue,
+                },
             };
-            let Some(item) = item else { continue };
-            if tx.blocking_send(Ok(item)).is_err() {
+            if tx.blocking_send(item).is_err() {
                 return;
             }
         }
+    }
+
+    /// An entry that is not a document, keyed as it would have been listed
+    /// (a name that is not UTF-8 shows with replacement characters).
+    fn skipped(&self, path: &Path, reason: String) -> SourceError {
+        let key = path.strip_prefix(&self.root).unwrap_or(path).to_string_lossy().replace('\\', "/");
+        tracing::info!(%key, %reason, "skipping entry");
+        SourceError::Skipped { key, reason }
+    }
+
+    /// Whether `path` resolves, and to somewhere outside the folder.
+    fn leads_outside(&self, path: &Path) -> bool {
+        path.canonicalize().is_ok_and(|real| !real.starts_with(&self.root))
     }
 
     fn contains_target(&self, path: &Path) -> bool {
         path.canonicalize().is_ok_and(|real| real.starts_with(&self.root))
     }
 
-    fn meta(&self, path: &Path) -> Option<ObjectMeta> {
-        let real = path.canonicalize().ok()?;
-        if !real.starts_with(&self.root) {
-            return None;
-        }
-        let key = path.strip_prefix(&self.root).ok()?.to_str()?.replace('\\', "/");
+    /// A regular file's listing entry; `None` for files that are not
+    /// documents on their own (sidecars).
+    fn meta(&self, path: &Path) -> Option<Result<ObjectMeta, SourceError>> {
+        let Some(key) = path.strip_prefix(&self.root).ok()?.to_str() else {
+            // Keys are UTF-8 everywhere (URIs, JSON, S3); such a file cannot
+            // be named, so it is reported rather than silently left out.
+            return Some(Err(self.skipped(path, "file name is not valid UTF-8".into())));
+        };
+        let key = key.replace('\\', "/");
         let ext = key.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
         if self.skip_extensions.contains(&ext) {
             return None;
         }
-        let md = std::fs::metadata(&real).ok()?;
-        if !md.is_file() {
-            return None;
-        }
+        let md = match path.canonicalize().and_then(|real| std::fs::metadata(&real).map(|md| (real, md))) {
+            Ok((real, _)) if !real.starts_with(&self.root) => {
+                return Some(Err(self.skipped(path, "symlink leads outside the ingested folder".into())));
+            }
+            Ok((_, md)) => md,
+            Err(e) => return Some(Err(self.skipped(path, e.to_string()))),
+        };
         let mtime = md.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        Some(ObjectMeta { uri: self.uri(&key), etag: format!("{}-{mtime}", md.len()), size: md.len(), key })
+        Some(Ok(ObjectMeta { uri: self.uri(&key), etag: format!("{}-{mtime}", md.len()), size: md.len(), key }))
+    }
+}
+
+/// What a special file is, for the reason it is skipped: reading a FIFO
+/// would block a worker forever, and a device is not a document.
+fn special_file(ft: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "not a regular file (FIFO)"
+    } else if ft.is_socket() {
+        "not a regular file (socket)"
+    } else if ft.is_char_device() || ft.is_block_device() {
+        "not a regular file (device)"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Why the walk could not read an entry, in words an admin can act on.
+fn walk_reason(e: &walkdir::Error) -> String {
+    if e.loop_ancestor().is_some() {
+        return "symlink loop".into();
+    }
+    match e.io_error() {
+        Some(io) if io.kind() == std::io::ErrorKind::NotFound => "dangling symlink (its target does not exist)".into(),
+        Some(io) if io.raw_os_error() == Some(libc::ELOOP) => "symlink loop".into(),
+        Some(io) => io.to_string(),
+        None => e.to_string(),
     }
 }
 

@@ -38,6 +38,12 @@ pub enum SourceError {
     Read { key: String, reason: String, retryable: bool },
     #[error("refusing {key}: {reason}")]
     Refused { key: String, reason: String },
+    /// One listed entry that is not a document and never will be (a
+    /// symlink out of the folder, a FIFO, a name that is not UTF-8): the
+    /// listing goes on, and the coordinator reports it so an admin can see
+    /// why a file is not indexed.
+    #[error("skipping {key}: {reason}")]
+    Skipped { key: String, reason: String },
 }
 
 impl SourceError {

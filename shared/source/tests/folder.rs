@@ -123,9 +123,16 @@ async fn symlinks_are_followed_only_inside_the_folder() {
     symlink("/usr", root.join("usr")).unwrap();
     let source = FolderSource::new(root).unwrap();
 
-    let listing = tokio::time::timeout(Duration::from_secs(5), keys(&source)).await;
-    let listed = listing.expect("listing stays inside the folder");
+    let listing = tokio::time::timeout(Duration::from_secs(5), conformance::list_with_skipped(&source)).await;
+    let (listed, skipped) = listing.expect("listing stays inside the folder");
+    let listed: Vec<String> = listed.into_iter().map(|m| m.key).collect();
     assert_eq!(listed, ["alias.txt", "docs/inner.txt", "linked/inner.txt", "top.txt"]);
+    // Every link out is reported with its reason, so an admin can see why
+    // a file is not indexed.
+    let out = "symlink leads outside the ingested folder".to_string();
+    let expected: Vec<(String, String)> =
+        ["docs/up", "escape.txt", "escape_dir", "linked/up", "usr"].iter().map(|k| (k.to_string(), out.clone())).collect();
+    assert_eq!(skipped, expected);
     assert_eq!(fetch(&source, "alias.txt", 100).await.unwrap(), b"top");
     assert_eq!(fetch(&source, "linked/inner.txt", 100).await.unwrap(), b"inner");
     for key in ["escape.txt", "escape_dir/secret.txt", "usr/lib/os-release"] {
@@ -142,10 +149,37 @@ async fn fifos_are_skipped_and_never_block() {
     symlink("pipe.txt", dir.path().join("pipe_link.txt")).unwrap();
     let _watchdog = FifoWatchdog::new(fifos);
     let source = FolderSource::new(dir.path()).unwrap();
-    assert_eq!(keys(&source).await, ["real.txt"]);
+    let (listed, skipped) = conformance::list_with_skipped(&source).await;
+    assert_eq!(listed.into_iter().map(|m| m.key).collect::<Vec<_>>(), ["real.txt"]);
+    let fifo = "not a regular file (FIFO)".to_string();
+    let expected: Vec<(String, String)> =
+        ["nested.md", "pipe.txt", "pipe_link.txt"].iter().map(|k| (k.to_string(), fifo.clone())).collect();
+    assert_eq!(skipped, expected);
     for key in ["pipe.txt", "nested.md", "pipe_link.txt"] {
         assert_refused(fetch(&source, key, u64::MAX).await, key);
     }
+}
+
+#[tokio::test]
+async fn unreadable_entries_are_reported_with_their_reason() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "good.txt", b"good");
+    symlink("missing.txt", root.join("dangling.txt")).unwrap();
+    symlink("loop_b.txt", root.join("loop_a.txt")).unwrap();
+    symlink("loop_a.txt", root.join("loop_b.txt")).unwrap();
+    std::fs::write(root.join(std::ffi::OsStr::from_bytes(b"latin1-\xe9t\xe9.txt")), b"x").unwrap();
+    write(root, "line\nbreak.txt", b"a name with a newline is still a name");
+    let source = FolderSource::new(root).unwrap();
+    let (listed, skipped) = conformance::list_with_skipped(&source).await;
+    assert_eq!(listed.into_iter().map(|m| m.key).collect::<Vec<_>>(), ["good.txt", "line\nbreak.txt"]);
+    let reasons: std::collections::BTreeMap<String, String> = skipped.into_iter().collect();
+    assert_eq!(reasons["dangling.txt"], "dangling symlink (its target does not exist)");
+    assert_eq!(reasons["loop_a.txt"], "symlink loop");
+    assert_eq!(reasons["loop_b.txt"], "symlink loop");
+    assert_eq!(reasons["latin1-\u{fffd}t\u{fffd}.txt"], "file name is not valid UTF-8");
+    assert_eq!(reasons.len(), 4, "{reasons:?}");
 }
 
 #[tokio::test]
