@@ -52,7 +52,7 @@ pub struct ChildLimits {
 
 impl Default for ChildLimits {
     fn default() -> Self {
-        ChildLimits { timeout: Duration::from_secs(60), memory_bytes: 2048 << 20, max_output_bytes: 256 << 20 }
+        ChildLimits { timeout: Duration::from_secs(60), memory_bytes: 768 << 20, max_output_bytes: 128 << 20 }
     }
 }
 
@@ -93,7 +93,7 @@ async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
         Ok(result) => result.map_err(IsolateError::Failed),
         Err(e) if e.is_panic() => {
             let msg = ragpipe_extract::panic_message(e.into_panic().as_ref());
-            Err(IsolateError::Failed(format!("{} extraction panicked: {msg}", kind.as_str())))
+            Err(IsolateError::Failed(parser_stopped(kind, &msg)))
         }
         Err(_) => Err(IsolateError::Spawn("extraction was cancelled".into())),
     }
@@ -180,6 +180,12 @@ fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::
     Ok(())
 }
 
+/// The reason for a parser that panicked: the file is damaged in a way the
+/// parser did not expect (its checks were missing, not the file sound).
+fn parser_stopped(kind: Kind, msg: &str) -> String {
+    format!("corrupt {}: the {} parser stopped on it: {msg}", kind.as_str(), kind.as_str())
+}
+
 fn timed_out(limits: &ChildLimits) -> IsolateError {
     IsolateError::Failed(format!("extraction timed out after {}s", limits.timeout.as_secs().max(1)))
 }
@@ -187,7 +193,11 @@ fn timed_out(limits: &ChildLimits) -> IsolateError {
 /// Reads why a child died from its status and stderr.
 fn death_reason(kind: Kind, status: std::process::ExitStatus, stderr: &str, limits: &ChildLimits) -> String {
     if let Some(line) = stderr.lines().find_map(|l| l.strip_prefix(PANIC_MARKER)) {
-        return format!("{} extraction panicked: {line}", kind.as_str());
+        tracing::warn!(kind = kind.as_str(), panic = line, "a parser panicked in the extraction child");
+        // The source location is for developers (it is in the log line
+        // above); the reason says what is wrong with the file.
+        let msg = line.rsplit_once(" (at ").map_or(line, |(msg, _)| msg);
+        return parser_stopped(kind, msg);
     }
     // Rust reports a failed allocation as "memory allocation of N bytes
     // failed" and aborts; under RLIMIT_AS that is running out of memory.

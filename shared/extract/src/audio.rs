@@ -72,6 +72,7 @@ fn corrupt(why: impl std::fmt::Display) -> ExtractError {
 /// declares is truncated; one whose packets mostly fail to decode is
 /// corrupt; either is an error.
 fn decode_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, ExtractError> {
+    check_wav_format(bytes)?;
     let source = MediaSourceStream::new(Box::new(std::io::Cursor::new(bytes.to_vec())), Default::default());
     let mut hint = Hint::new();
     hint.with_extension(&crate::extension(name));
@@ -129,6 +130,32 @@ fn decode_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, Ext
         return Err(corrupt(format!("truncated: {seconds:.1}s of {d:.1}s decodable")));
     }
     Ok(seconds)
+}
+
+/// Refuses a WAV whose `fmt ` chunk declares no samples: symphonia panics
+/// on a sample rate of 0 (a zero time base), which would reach the admin as
+/// a parser's panic message instead of what is wrong with the file.
+fn check_wav_format(bytes: &[u8]) -> Result<(), ExtractError> {
+    if bytes.len() < 12 || &bytes[..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
+        return Ok(());
+    }
+    let mut at = 12;
+    while let Some(head) = bytes.get(at..at + 8) {
+        let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        if &head[..4] == b"fmt " {
+            let Some(fmt) = bytes.get(at + 8..at + 16) else { return Err(corrupt("truncated fmt chunk")) };
+            let channels = u16::from_le_bytes([fmt[2], fmt[3]]);
+            let rate = u32::from_le_bytes([fmt[4], fmt[5], fmt[6], fmt[7]]);
+            return match (channels, rate) {
+                (0, _) => Err(corrupt("0 channels")),
+                (_, 0) => Err(corrupt("sample rate 0")),
+                _ => Ok(()),
+            };
+        }
+        // Chunks are padded to an even length.
+        at = at.saturating_add(8).saturating_add(size).saturating_add(size & 1);
+    }
+    Ok(())
 }
 
 fn too_long(seconds: f64, limits: &Limits) -> ExtractError {

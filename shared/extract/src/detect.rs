@@ -12,7 +12,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
     }
     let ext = extension(name);
     let by_ext = kind_for_extension(&ext);
-    let mime = infer::get(bytes).map(|t| t.mime_type());
+    let mime = infer::get(bytes).map(|t| t.mime_type()).or_else(|| mpeg_audio(bytes).then_some("audio/mpeg"));
     match (by_ext, mime) {
         (Some(e), None) if text_like(e) => Ok(e),
         (Some(e), None) => Err(ExtractError::Mismatch { ext, actual: sniff_text(bytes).into(), expected: e.as_str() }),
@@ -23,6 +23,47 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
         (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
     }
+}
+
+/// Whether `bytes` start with two consecutive MPEG audio Layer III frames:
+/// an MP3 without an ID3 tag. `infer` knows only the ID3 tag and the MPEG-1
+/// `FF FB` sync; MPEG-2 and 2.5 (`FF F3`, `FF E3`), a CRC-protected frame
+/// (`FF FA`) and every bit rate are MP3 too. One valid header is 4 bytes
+/// that noise matches by chance, so the next frame must follow where the
+/// first one's length says (or the file end there: a one-frame file).
+fn mpeg_audio(bytes: &[u8]) -> bool {
+    let Some(len) = mp3_frame_len(bytes) else { return false };
+    match bytes.get(len..) {
+        Some([]) => true,
+        Some(next) => mp3_frame_len(next).is_some(),
+        None => false,
+    }
+}
+
+/// The length in bytes of the Layer III frame whose header starts `b`.
+fn mp3_frame_len(b: &[u8]) -> Option<usize> {
+    let [0xFF, b1, b2, ..] = *b else { return None };
+    let (version, layer) = ((b1 >> 3) & 3, (b1 >> 1) & 3);
+    // Sync is 11 bits; version 01 is reserved; layer 01 is Layer III.
+    if b1 & 0xE0 != 0xE0 || version == 1 || layer != 1 {
+        return None;
+    }
+    let mpeg1 = version == 3;
+    let kbps: [u32; 14] = if mpeg1 {
+        [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+    } else {
+        [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+    };
+    let bitrate = *kbps.get(usize::from(b2 >> 4).checked_sub(1)?)? * 1000;
+    let base: [u32; 3] = [44_100, 48_000, 32_000];
+    let divisor = match version {
+        3 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    let rate = *base.get(usize::from((b2 >> 2) & 3))? / divisor;
+    let per_frame = if mpeg1 { 144 } else { 72 };
+    Some((per_frame * bitrate / rate + u32::from((b2 >> 1) & 1)) as usize)
 }
 
 /// Generic containers a format is stored in: OOXML and ODF spreadsheets are
@@ -109,5 +150,29 @@ mod tests {
         elf.resize(64, 0);
         let exe_as_txt = detect("notes.txt", &elf).unwrap_err();
         assert!(exe_as_txt.to_string().starts_with("content does not match extension: .txt file holds application/"));
+    }
+
+    /// Frames of `n` bytes each starting with the 4-byte header `h`.
+    fn frames(h: [u8; 4], n: usize, count: usize) -> Vec<u8> {
+        let mut frame = h.to_vec();
+        frame.resize(n, 0x55);
+        frame.repeat(count)
+    }
+
+    #[test]
+    fn mp3_without_id3_is_audio_by_its_frames() {
+        // MPEG-1 Layer III, 128 kbps, 44.1 kHz: 417-byte frames.
+        let mpeg1 = frames([0xFF, 0xFB, 0x90, 0x64], 417, 3);
+        assert_eq!(detect("a.mp3", &mpeg1), Ok(Kind::Audio));
+        // MPEG-2 Layer III, 64 kbps, 22.05 kHz (`FF F3`): 208-byte frames.
+        let mpeg2 = frames([0xFF, 0xF3, 0x80, 0xC4], 208, 3);
+        assert_eq!(detect("voicemail.mp3", &mpeg2), Ok(Kind::Audio));
+        assert_eq!(detect("no-extension", &mpeg2), Ok(Kind::Audio), "detected by content alone");
+        // A header followed by noise where the next frame should be is not MP3.
+        let mut lone = mpeg2[..208].to_vec();
+        lone.extend_from_slice(b"not a frame at all");
+        assert!(detect("a.mp3", &lone).is_err());
+        // Layer bits 00 are ADTS AAC, not MP3.
+        assert!(mp3_frame_len(&[0xFF, 0xF1, 0x50, 0x80]).is_none());
     }
 }

@@ -26,12 +26,34 @@ fn utf16(bytes: &[u8]) -> Option<Vec<u16>> {
     let (le, rest) = match bytes {
         [0xFF, 0xFE, rest @ ..] => (true, rest),
         [0xFE, 0xFF, rest @ ..] => (false, rest),
-        _ => return None,
+        _ => (bomless_utf16(bytes)?, bytes),
     };
     let pair = |c: &[u8]| {
         if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) }
     };
     Some(rest.chunks_exact(2).map(pair).collect())
+}
+
+/// UTF-16 written without a byte-order mark (some Windows exports): mostly
+/// Latin text leaves a NUL in every second byte, the high one. Returns
+/// whether it is little-endian; `None` when the NULs do not fall that way
+/// (binary content).
+fn bomless_utf16(bytes: &[u8]) -> Option<bool> {
+    let head = &bytes[..bytes.len().min(8192) & !1];
+    if head.len() < 8 || !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    let pairs = head.len() / 2;
+    let zero_at = |offset: usize| head.iter().skip(offset).step_by(2).filter(|&&b| b == 0).count();
+    let (even, odd) = (zero_at(0), zero_at(1));
+    // Nine in ten characters ASCII, and no NUL in the other byte.
+    if odd * 10 >= pairs * 9 && even == 0 {
+        Some(true)
+    } else if even * 10 >= pairs * 9 && odd == 0 {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Plain text: the decoded text is the canonical text; paragraphs are runs of
@@ -69,6 +91,18 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_without_a_byte_order_mark_is_text() {
+        let text = "Quarterly report: café revenue grew.\nSecond line.";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(decode(&le).unwrap(), text);
+        assert_eq!(decode(&be).unwrap(), text);
+        // NULs that do not follow the UTF-16 pattern are still binary.
+        let binary = [b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00".as_slice(), &[0u8; 64]].concat();
+        assert!(matches!(decode(&binary), Err(ExtractError::NotText(_))));
+    }
 
     #[test]
     fn paragraphs_split_at_blank_lines() {
