@@ -2,9 +2,10 @@
 # Validates deploy/: every Kubernetes manifest against the Kubernetes 1.37
 # schemas (kubernetes-validate --strict: unknown fields are errors), the KEDA
 # resources against deploy/k8s/keda.schema.json, the references between
-# resources (deploy/k8s/check.py), and deploy/compose.yaml against the
-# Compose Specification schema (deploy/check_compose.py). First
-# proves the checkers can fail, on manifests broken on purpose.
+# resources (deploy/k8s/check.py), deploy/compose.yaml against the
+# Compose Specification schema (deploy/check_compose.py), and that compose
+# gives the admin token no default. First proves the checkers can fail, on
+# manifests broken on purpose.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 die() { echo "check-deploy.sh: $*" >&2; exit 1; }
@@ -48,6 +49,20 @@ sed 's/      retries: 20/      retries: twenty/' deploy/compose.yaml > "$broken/
 if "$VENV/bin/python" deploy/check_compose.py "$COMPOSE_SCHEMA" "$broken/compose.yaml" 2>/dev/null; then
   die "check_compose.py accepted a healthcheck with a non-numeric retry count"
 fi
+
+# Compose must refuse to start without an admin token of the operator's: every
+# RAGPIPE_ADMIN_TOKEN it sets is ${RAGPIPE_ADMIN_TOKEN:?…}, never a default.
+admin_token_required() {
+  local lines
+  lines=$(grep -E '^\s+RAGPIPE_ADMIN_TOKEN:' "$1") || return 1
+  ! grep -vqE '^\s+RAGPIPE_ADMIN_TOKEN: "?\$\{RAGPIPE_ADMIN_TOKEN:\?[^}]+\}"?$' <<<"$lines"
+}
+sed -E 's/RAGPIPE_ADMIN_TOKEN:\?[^}]+\}/RAGPIPE_ADMIN_TOKEN:-change-me}/' deploy/compose.yaml > "$broken/compose.yaml"
+if admin_token_required "$broken/compose.yaml"; then
+  die "the admin token check accepted a compose file with a default token"
+fi
+admin_token_required deploy/compose.yaml ||
+  die "deploy/compose.yaml: set RAGPIPE_ADMIN_TOKEN as \${RAGPIPE_ADMIN_TOKEN:?…} (no default token)"
 
 "$VENV/bin/kubernetes-validate" --strict --quiet --no-warn deploy/k8s/*.yaml
 "$VENV/bin/python" deploy/k8s/check.py deploy/k8s

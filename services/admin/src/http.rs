@@ -4,13 +4,18 @@
 //! `/healthz` and `/readyz` are open (probes carry no token); everything
 //! under `/api/` needs `Authorization: Bearer <token>` when a token is set.
 //! The page itself holds no data, so it is served without a token and asks
-//! for one when the API answers 401.
+//! for one when the API answers 401. It shows document names, titles and
+//! failure reasons, which come from whoever named the files: it renders
+//! them as text only, and its Content-Security-Policy runs no script but
+//! its own, so a name that looks like HTML stays a name.
 
-use crate::{Admin, AdminError, DocumentView, Filter, group_failures};
-use axum::extract::{Path, Query, Request, State};
+use crate::params::{RawFilter, document_id, invalid};
+use crate::{Admin, AdminError, DocumentView, Filter, auth, group_failures};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{StatusCode, header};
-use axum::middleware::{self, Next};
-use axum::response::{Html, IntoResponse, Response};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use ragpipe_core::{DocStatus, DocumentId};
@@ -22,7 +27,18 @@ use std::net::SocketAddr;
 use tokio::net::TcpListener;
 
 const PAGE: &str = include_str!("page.html");
+const PAGE_JS: &str = include_str!("page.js");
 const OPENAPI: &str = include_str!("openapi.json");
+
+/// Largest request body read, in bytes. The only body is a retry request,
+/// a few dozen bytes per id; a bigger one is refused (413) before it is
+/// buffered.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The page's policy: its own script only (no inline script, no event
+/// handler attributes), data from this server only, never framed.
+const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; \
+                        img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The admin API, the page and the probes.
 pub fn router(admin: Admin) -> Router {
@@ -32,19 +48,36 @@ pub fn router(admin: Admin) -> Router {
         .route("/retry", post(retry))
         .route("/status", get(status))
         .route("/reindex", get(reindex))
-        .layer(middleware::from_fn_with_state(admin.clone(), auth));
+        .layer(middleware::from_fn_with_state(admin.clone(), auth::require_token));
     Router::new()
-        .route("/", get(|| async { Html(PAGE) }))
+        .route("/", get(|| async { page("text/html; charset=utf-8", PAGE) }))
+        .route("/page.js", get(|| async { page("text/javascript; charset=utf-8", PAGE_JS) }))
         .route("/openapi.json", get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .nest("/api", api)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(admin)
 }
 
+/// The page or its script, with the headers that keep it inert if a
+/// future edit ever put an untrusted string into markup.
+fn page(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+    let headers = [
+        (header::CONTENT_TYPE, content_type),
+        (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    (headers, body)
+}
+
 /// Binds the admin server's address, refusing a non-loopback one when no
-/// token is configured: an unauthenticated retry button must not face a network.
+/// token is configured (an unauthenticated retry button must not face a
+/// network) and a token that is no secret (empty or a placeholder).
 pub async fn bind(addr: &str, token: Option<&str>) -> Result<TcpListener, AdminError> {
+    if let Some(token) = token {
+        auth::check_configured(token)?;
+    }
     let addr: SocketAddr =
         addr.parse().map_err(|e| AdminError::BadRequest(format!("admin.listen {addr:?} is not an address: {e}")))?;
     if token.is_none() && !addr.ip().is_loopback() {
@@ -65,21 +98,16 @@ pub async fn serve(
     axum::serve(listener, router(admin)).with_graceful_shutdown(shutdown).await
 }
 
-async fn auth(State(admin): State<Admin>, req: Request, next: Next) -> Response {
-    if let Some(token) = &admin.token {
-        let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        if given.and_then(|v| v.strip_prefix("Bearer ")) != Some(token.as_str()) {
-            return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong bearer token"}))).into_response();
-        }
-    }
-    next.run(req).await
-}
-
 impl IntoResponse for AdminError {
     fn into_response(self) -> Response {
         let code = match &self {
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AdminError::Invalid { parameter, .. } => {
+                let body = json!({"error": self.to_string(), "parameter": parameter});
+                return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+            }
+            AdminError::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AdminError::Queue(_) => StatusCode::SERVICE_UNAVAILABLE,
             AdminError::State(e) if e.is_retryable() => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
@@ -89,14 +117,23 @@ impl IntoResponse for AdminError {
 }
 
 /// Documents matching the filter, and the failures among them grouped by reason.
-async fn list(State(admin): State<Admin>, Query(filter): Query<Filter>) -> Result<Json<serde_json::Value>, AdminError> {
+async fn list(
+    State(admin): State<Admin>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Json<serde_json::Value>, AdminError> {
+    let Query(pairs) = query.map_err(|e| invalid("query", e.body_text()))?;
+    let filter = RawFilter::from_query(pairs)?.check("")?;
     let documents = admin.documents(&filter).await?;
     let failures = group_failures(&documents);
     Ok(Json(json!({ "documents": documents, "failures": failures })))
 }
 
-async fn detail(State(admin): State<Admin>, Path(id): Path<String>) -> Result<Json<serde_json::Value>, AdminError> {
-    let doc_id = DocumentId::from_raw(id.clone());
+async fn detail(
+    State(admin): State<Admin>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<serde_json::Value>, AdminError> {
+    let Path(id) = id.map_err(|_| invalid("id", "not a document id"))?;
+    let doc_id = document_id(&id, "id")?;
     let doc = admin.state.get(&doc_id).await?.ok_or(AdminError::NotFound(id))?;
     let document = DocumentView::new(&doc, &admin.current().await?);
     let mut body = json!({ "document": document });
@@ -124,22 +161,37 @@ async fn detail(State(admin): State<Admin>, Path(id): Path<String>) -> Result<Js
 struct RetryRequest {
     #[serde(default)]
     ids: Vec<String>,
-    filter: Option<Filter>,
+    filter: Option<RawFilter>,
 }
 
 async fn retry(
     State(admin): State<Admin>,
-    Json(req): Json<RetryRequest>,
+    body: Result<Json<RetryRequest>, JsonRejection>,
 ) -> Result<Json<crate::RetryReport>, AdminError> {
+    let Json(req) = body.map_err(body_error)?;
     if req.ids.is_empty() && req.filter.is_none() {
         return Err(AdminError::BadRequest("name documents (ids) or a filter to retry".into()));
     }
-    let mut ids: Vec<DocumentId> = req.ids.into_iter().map(DocumentId::from_raw).collect();
-    if let Some(mut filter) = req.filter {
+    let mut ids: Vec<DocumentId> =
+        req.ids.iter().enumerate().map(|(i, id)| document_id(id, &format!("ids[{i}]"))).collect::<Result<_, _>>()?;
+    if let Some(filter) = req.filter {
+        let mut filter = filter.check("filter.")?;
         filter.status = Some(DocStatus::Failed);
         ids.extend(admin.select(&filter).await?.into_iter().map(|d| d.id));
     }
     Ok(Json(admin.retry(&ids).await?))
+}
+
+/// A body that is not a retry request: too large (413), or not JSON of its
+/// shape (400, axum's description saying which field).
+fn body_error(rejection: JsonRejection) -> AdminError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return AdminError::BodyTooLarge(MAX_BODY_BYTES);
+    }
+    let text = rejection.body_text();
+    let mut chars = text.chars();
+    let problem: String = chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default();
+    invalid("body", problem)
 }
 
 /// Counts by status, the current model and pipeline, stale documents,
@@ -193,5 +245,26 @@ async fn ready(State(admin): State<Admin>) -> Response {
         (StatusCode::OK, Json(json!({"ready": true}))).into_response()
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"ready": false, "problems": problems}))).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page's script writes untrusted strings as text only, and the page
+    /// has no inline script for the policy to have to allow.
+    #[test]
+    fn the_page_never_parses_strings_as_markup() {
+        let code = PAGE_JS.lines().filter(|l| !l.trim_start().starts_with("//"));
+        for (n, line) in code.enumerate() {
+            for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+                assert!(!line.contains(sink), "page.js code line {n} uses {sink}: {line}");
+            }
+        }
+        assert!(PAGE.contains(r#"<script src="/page.js"></script>"#));
+        assert_eq!(PAGE.matches("<script").count(), 1, "no inline script");
+        let script_src = PAGE_CSP.split(';').map(str::trim).find(|d| d.starts_with("script-src"));
+        assert_eq!(script_src, Some("script-src 'self'"), "no inline script or handler attribute runs");
     }
 }

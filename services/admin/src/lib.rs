@@ -6,14 +6,17 @@
 //! differ. [`reindex`] rebuilds the index into a new collection and swaps
 //! it in atomically.
 
+mod auth;
 mod documents;
 mod http;
+mod params;
 mod probes;
 pub mod reindex;
 mod retry;
 
 pub use documents::{Current, DocumentView, Filter, ReasonGroup, group_failures};
-pub use http::{bind, router, serve};
+pub use http::{MAX_BODY_BYTES, bind, router, serve};
+pub use params::MAX_REASON_BYTES;
 pub use probes::serve_probes;
 pub use retry::{Queued, RetryReport, retry};
 
@@ -36,6 +39,12 @@ pub enum AdminError {
     NotFound(String),
     #[error("{0}")]
     BadRequest(String),
+    /// A request parameter that is not one of the values it can take; the
+    /// HTTP API answers 400 with `parameter` named, so a client can fix it.
+    #[error("invalid {parameter}: {problem}")]
+    Invalid { parameter: String, problem: String },
+    #[error("request body over {0} bytes")]
+    BodyTooLarge(usize),
 }
 
 /// Where a document's stored chunks are read from. The embedded store has

@@ -1,10 +1,11 @@
 //! The admin API over a real SQLite state store and the in-process queue,
 //! driven through the router (no sockets): filters, failure groups, retry
-//! (idempotent, published, and safe when the broker refuses), auth, probes.
+//! (idempotent, published, and safe when the broker refuses), auth, probes,
+//! and hostile input (SQL and path tricks, oversized bodies) refused.
 
 use async_trait::async_trait;
 use axum::body::Body;
-use axum::http::{Request, StatusCode, header};
+use axum::http::{HeaderMap, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use ragpipe_admin::{Admin, ChunkReader, Current};
 use ragpipe_core::{DocumentId, Stage};
@@ -85,10 +86,17 @@ async fn call(admin: &Admin, method: &str, uri: &str, body: Option<Value>, token
         None => req.body(Body::empty()),
     }
     .unwrap();
+    let (status, _, body) = send(admin, req).await;
+    (status, body)
+}
+
+/// Sends a request as built, returning the headers too.
+async fn send(admin: &Admin, req: Request<Body>) -> (StatusCode, HeaderMap, Value) {
     let res = ragpipe_admin::router(admin.clone()).oneshot(req).await.unwrap();
-    let status = res.status();
+    let (status, headers) = (res.status(), res.headers().clone());
     let bytes = res.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into())))
+    let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, headers, body)
 }
 
 fn sources(list: &Value) -> Vec<&str> {
@@ -129,8 +137,11 @@ async fn documents_are_filtered_and_failures_grouped_by_reason() {
     assert_eq!(code, StatusCode::OK);
     assert_eq!(detail["document"]["reason"], "encrypted PDF");
     assert_eq!(detail["chunks_error"], "the vector store is busy");
-    let (code, _) = call(&admin, "GET", "/api/documents/nope", None, None).await;
+    let absent = DocumentId::from_uri("file:///corpus/absent.md");
+    let (code, _) = call(&admin, "GET", &format!("/api/documents/{absent}"), None, None).await;
     assert_eq!(code, StatusCode::NOT_FOUND);
+    let (code, err) = call(&admin, "GET", "/api/documents/nope", None, None).await;
+    assert_eq!((code, err["parameter"].as_str()), (StatusCode::BAD_REQUEST, Some("id")), "not an id: {err}");
 }
 
 #[tokio::test]
@@ -223,4 +234,109 @@ async fn reindex_progress_and_the_seal_it_writes_are_reported() {
     assert_eq!(status["reindex"]["building"]["pipeline_version"], "2");
     assert_eq!(status["current"]["pipeline_version"], "2", "documents are compared with the index being written");
     assert_eq!(status["documents"]["queued"].as_i64(), Some(5), "every document queued for the new index");
+}
+
+#[tokio::test]
+async fn filters_and_ids_with_sql_or_path_tricks_are_refused_naming_the_parameter() {
+    let f = Fixture::new().await;
+    let admin = f.admin(None);
+    let valid = DocumentId::from_uri("file:///corpus/c.bin").to_string();
+    let long = "a".repeat(10_000);
+    let gets = [
+        ("/api/documents?status=indexed'%20OR%201=1--".to_string(), "status"),
+        ("/api/documents?status=failed%00".into(), "status"),
+        ("/api/documents?kind=pdf;DROP%20TABLE%20documents".into(), "kind"),
+        ("/api/documents?stale=1%20OR%201".into(), "stale"),
+        (format!("/api/documents?reason={}", "x".repeat(ragpipe_admin::MAX_REASON_BYTES + 1)), "reason"),
+        ("/api/documents?reason=encrypted%00".into(), "reason"),
+        ("/api/documents?status=failed&status=indexed".into(), "status"),
+        ("/api/documents?order=id;DROP%20TABLE%20documents".into(), "order"),
+        ("/api/documents/..%2F..%2Fetc%2Fpasswd".into(), "id"),
+        ("/api/documents/%2e%2e".into(), "id"),
+        (format!("/api/documents/{}%00", &valid[..23]), "id"),
+        (format!("/api/documents/{valid}'%20OR%20'1'='1"), "id"),
+        (format!("/api/documents/{long}"), "id"),
+        ("/api/documents/%FF%FE".into(), "id"),
+    ];
+    for (uri, param) in &gets {
+        let (code, err) = call(&admin, "GET", uri, None, None).await;
+        assert_eq!((code, err["parameter"].as_str()), (StatusCode::BAD_REQUEST, Some(*param)), "{uri}: {err}");
+        assert!(err["error"].as_str().unwrap().starts_with(&format!("invalid {param}")), "{uri}: {err}");
+    }
+    let posts = [
+        (json!({"ids": ["../../etc/passwd"]}), "ids[0]"),
+        (json!({"ids": [valid, "1' OR '1'='1"]}), "ids[1]"),
+        (json!({"ids": [format!("{valid}\u{0}")]}), "ids[0]"),
+        (json!({"filter": {"status": "failed' --"}}), "filter.status"),
+        (json!({"filter": {"kind": "exe"}}), "filter.kind"),
+        (json!({"filter": {"reason": long}}), "filter.reason"),
+        (json!({"filter": {"reason": "encrypted"}, "where": "1=1"}), "body"),
+    ];
+    for (body, param) in &posts {
+        let (code, err) = call(&admin, "POST", "/api/retry", Some(body.clone()), None).await;
+        assert_eq!((code, err["parameter"].as_str()), (StatusCode::BAD_REQUEST, Some(*param)), "{body}: {err}");
+    }
+    assert_eq!(f.queue.depth(Topic::Extract).await.unwrap(), 0, "nothing refused was retried");
+    assert_eq!(f.state.list(Some(ragpipe_core::DocStatus::Failed)).await.unwrap().len(), 4);
+
+    // A reason is plain text: SQL in it is a substring that matches nothing.
+    let (code, none) = call(&admin, "GET", "/api/documents?reason=x'%20OR%20'1'='1", None, None).await;
+    assert_eq!((code, sources(&none).len()), (StatusCode::OK, 0), "{none}");
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_refused_before_anything_is_retried() {
+    let f = Fixture::new().await;
+    let admin = f.admin(Some("s3cret"));
+    let post = |body: String| {
+        Request::post("/api/retry")
+            .header(header::AUTHORIZATION, "Bearer s3cret")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let retry = json!({"filter": {"reason": "encrypted"}}).to_string();
+    let huge = format!("{}{retry}", " ".repeat(ragpipe_admin::MAX_BODY_BYTES));
+    let (code, _, err) = send(&admin, post(huge)).await;
+    assert_eq!(code, StatusCode::PAYLOAD_TOO_LARGE, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("request body over 65536 bytes"), "{err}");
+    assert_eq!(f.queue.depth(Topic::Extract).await.unwrap(), 0);
+    // Just under the limit, the same request is served.
+    let padded = format!("{}{retry}", " ".repeat(ragpipe_admin::MAX_BODY_BYTES - retry.len()));
+    let (code, _, report) = send(&admin, post(padded)).await;
+    assert_eq!((code, report["queued"].as_array().map(Vec::len)), (StatusCode::OK, Some(2)), "{report}");
+}
+
+#[tokio::test]
+async fn only_the_exact_bearer_token_passes_and_placeholder_tokens_never_serve() {
+    let f = Fixture::new().await;
+    let admin = f.admin(Some("s3cret"));
+    let get =
+        |auth: &str| Request::get("/api/documents").header(header::AUTHORIZATION, auth).body(Body::empty()).unwrap();
+    for wrong in
+        ["Bearer s3cre", "Bearer s3cret0", "Bearer S3CRET", "Bearer ", "Basic s3cret", "s3cret", "Bearer  s3cret"]
+    {
+        assert_eq!(send(&admin, get(wrong)).await.0, StatusCode::UNAUTHORIZED, "{wrong:?}");
+    }
+    assert_eq!(send(&admin, get("bearer s3cret")).await.0, StatusCode::OK, "the scheme is case-insensitive");
+    for placeholder in ["", "CHANGE-ME", "change-me"] {
+        let err = ragpipe_admin::bind("127.0.0.1:0", Some(placeholder)).await.unwrap_err();
+        assert!(err.to_string().contains("placeholder"), "{placeholder:?}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn the_page_runs_only_its_own_script() {
+    let f = Fixture::new().await;
+    let admin = f.admin(None);
+    let (code, headers, page) = send(&admin, Request::get("/").body(Body::empty()).unwrap()).await;
+    assert_eq!(code, StatusCode::OK);
+    let csp = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(csp.contains("script-src 'self';") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert!(page.as_str().unwrap().contains(r#"<script src="/page.js">"#));
+    let (code, headers, script) = send(&admin, Request::get("/page.js").body(Body::empty()).unwrap()).await;
+    assert_eq!(code, StatusCode::OK);
+    assert!(headers[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/javascript"));
+    assert!(script.as_str().unwrap().contains("function el("));
 }

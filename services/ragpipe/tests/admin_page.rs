@@ -4,6 +4,8 @@
 //! its reason, clicks retry and sees it queued; with the limit raised the
 //! next ingest indexes it, and the page shows it indexed with its chunks.
 //! The CLI (`documents`, `retry`) and the page show the same documents.
+//! Names, reasons and text that look like HTML are shown as text, and none
+//! of them runs.
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
@@ -257,6 +259,82 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
         "the new live index and the old one kept",
         "return document.querySelector('#index-live').innerText.includes('pipeline 3') &&          document.querySelector('#reindex-progress').innerText.includes('kept old: chunks_all-minilm-l6-v2_384d_p1')",
     );
+}
+
+/// File names, failure reasons and document text come from whoever made the
+/// files. Each payload sets `window.__pwned` if it ever runs; the page must
+/// show it literally and create no element from it.
+#[test]
+fn html_in_names_reasons_and_text_is_shown_as_text_and_never_runs() {
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let config = data.path().join("ragpipe.toml");
+    std::fs::write(&config, format!("data_dir = {:?}\n", data.path().join("index"))).unwrap();
+    let names = ["<img src=x onerror=__pwned=1>.md", "\"><svg onload=__pwned=2>.txt", "notes.<svg onload=__pwned=3>"];
+    std::fs::write(folder.path().join(names[0]), "# Tides\n\nThe causeway floods at spring tide.\n").unwrap();
+    let text = "The ferry log says <script>__pwned=4</script><img src=x onerror=__pwned=5> and nothing else.\n";
+    std::fs::write(folder.path().join(names[1]), text).unwrap();
+    std::fs::write(folder.path().join(names[2]), "plain words in a file of no known type\n").unwrap();
+    let (code, ingest) = ragpipe(&config, &["ingest", folder.path().to_str().unwrap(), "--json"]);
+    assert_eq!((code, ingest["indexed"].as_i64()), (1, Some(2)), "{ingest}");
+    let (_, listed) = ragpipe(&config, &["documents", "--json"]);
+    let mut sources: Vec<&str> = listed.as_array().unwrap().iter().map(|d| d["source"].as_str().unwrap()).collect();
+    sources.sort();
+    let (_, failed) = ragpipe(&config, &["documents", "--status", "failed", "--json"]);
+    let reason = failed[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("<svg onload=__pwned=3>"), "the reason repeats the name's extension: {reason}");
+
+    let (_admin, url) = serve_admin(&config);
+    let browser = Browser::start();
+    browser.open(&url);
+    browser
+        .wait_for("the three documents listed", "return document.querySelectorAll('#documents tr.doc').length === 3");
+    // Nothing ran, and nothing but the page's own markup exists.
+    let inert = "return { pwned: window.__pwned === undefined ? null : window.__pwned, \
+                 injected: document.querySelectorAll('img, svg, iframe, object, embed').length, \
+                 scripts: [...document.scripts].map(s => s.getAttribute('src')), \
+                 handlers: [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length }";
+    let clean = json!({"pwned": null, "injected": 0, "scripts": ["/page.js"], "handlers": 0});
+    assert_eq!(browser.eval(inert), clean, "after the list");
+
+    let shown = browser.eval(
+        "return [...document.querySelectorAll('#documents tr.doc td:first-child')].map(td => td.innerText).sort()",
+    );
+    assert_eq!(shown, json!(sources), "each name shown literally");
+    for name in names {
+        assert!(sources.iter().any(|s| s.ends_with(name)), "{name} in {sources:?}");
+    }
+    let groups = browser.eval(
+        "return [...document.querySelectorAll('#failures tr.group')].map(r => r.querySelector('.reason').innerText)",
+    );
+    assert_eq!(groups, json!([reason]), "the reason shown literally");
+    let row_reason =
+        browser.eval("return document.querySelector('#documents tr.doc .status.failed').parentElement.querySelector('.reason').innerText");
+    assert_eq!(row_reason, json!(format!("[{}] {reason}", failed[0]["stage"].as_str().unwrap())));
+
+    // Markup in a filter is a substring like any other.
+    browser.type_into("#reason-filter", "<svg onload");
+    browser.click("#apply");
+    browser.wait_for(
+        "the filter to leave the failed document",
+        "const rows = document.querySelectorAll('#documents tr.doc'); \
+         return rows.length === 1 && rows[0].innerText.includes('notes.<svg onload=__pwned=3>')",
+    );
+    browser.eval("document.querySelector('#reason-filter').value = ''; return true");
+    browser.click("#apply");
+    browser
+        .wait_for("the three documents listed", "return document.querySelectorAll('#documents tr.doc').length === 3");
+
+    // The text document's detail: its name as the heading, its text as text.
+    let doc = listed.as_array().unwrap().iter().find(|d| d["source"].as_str().unwrap().ends_with(names[1])).unwrap();
+    browser.click(&format!("#documents tr.doc[data-id='{}'] a", doc["id"].as_str().unwrap()));
+    let detail = browser.wait_for(
+        "the document's chunk",
+        "const d = document.querySelector('#detail'); return d.innerText.includes('chunk 0') && \
+         [d.querySelector('h2').innerText, d.querySelector('pre').innerText]",
+    );
+    assert!(detail[0].as_str().unwrap().ends_with(names[1]), "{detail}");
+    assert!(detail[1].as_str().unwrap().contains("<img src=x onerror=__pwned=5>"), "{detail}");
+    assert_eq!(browser.eval(inert), clean, "after the detail");
 }
 
 fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
