@@ -35,6 +35,7 @@ pub(crate) struct WireLimits {
     pub max_decompressed_bytes: u64,
     pub max_duration_secs: f64,
     pub max_text_bytes: u64,
+    pub max_nesting: u32,
 }
 
 impl From<&Limits> for WireLimits {
@@ -46,6 +47,7 @@ impl From<&Limits> for WireLimits {
             max_decompressed_bytes: l.max_decompressed_bytes,
             max_duration_secs: l.max_duration_secs,
             max_text_bytes: l.max_text_bytes,
+            max_nesting: l.max_nesting,
         }
     }
 }
@@ -59,6 +61,7 @@ impl From<WireLimits> for Limits {
             max_decompressed_bytes: w.max_decompressed_bytes,
             max_duration_secs: w.max_duration_secs,
             max_text_bytes: w.max_text_bytes,
+            max_nesting: w.max_nesting,
         }
     }
 }

@@ -163,6 +163,7 @@ pub(crate) fn extract_limits(config: &Config) -> ragpipe_extract::Limits {
         max_decompressed_bytes: l.max_decompressed_bytes,
         max_duration_secs: l.max_duration_secs,
         max_text_bytes: l.max_text_mib << 20,
+        max_nesting: l.max_nesting,
     }
 }
 

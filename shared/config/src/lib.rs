@@ -154,6 +154,10 @@ pub struct LimitsConfig {
     /// pages; a 50 MB one-line HTML page fails here instead of holding
     /// gigabytes in the parent.
     pub max_text_mib: u64,
+    /// Elements nested inside each other in an HTML page: the HTML parser
+    /// is quadratic in nesting depth, so a page of 100,000 nested `<div>`s
+    /// fails here at once instead of at the extraction timeout.
+    pub max_nesting: u32,
     /// Chunks of one document. Every chunk is embedded (~30–100 chunks/s on
     /// 2 cores), so this bounds the time one document holds the embedder.
     pub max_chunks: u64,
@@ -231,6 +235,7 @@ impl Default for LimitsConfig {
             max_decompressed_bytes: 1 << 30,
             max_duration_secs: 6.0 * 3600.0,
             max_text_mib: 16,
+            max_nesting: 1000,
             max_chunks: 10_000,
         }
     }
@@ -362,8 +367,8 @@ impl Config {
                 "limits.max_file_bytes, extract_timeout_secs, extract_output_mib and max_pages must be positive".into(),
             );
         }
-        if l.max_text_mib == 0 || l.max_chunks == 0 || self.workers.queue_mib == 0 {
-            return bad("limits.max_text_mib, limits.max_chunks and workers.queue_mib must be positive".into());
+        if l.max_text_mib == 0 || l.max_chunks == 0 || l.max_nesting == 0 || self.workers.queue_mib == 0 {
+            return bad("limits.max_text_mib, max_chunks, max_nesting and workers.queue_mib must be positive".into());
         }
         // Below this the child cannot even map its own executable and libraries.
         if l.extract_memory_mib < 64 {

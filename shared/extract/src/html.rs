@@ -3,7 +3,7 @@
 //! inline markup (`<code>`, `<em>`, links) flows into the sentence around it;
 //! a `<table>` becomes table rows (a table nested in a cell is that cell's text).
 
-use crate::{TextBuilder, fallback_title};
+use crate::{ExtractError, TextBuilder, fallback_title};
 use ego_tree::iter::Edge;
 use ragpipe_core::{BlockKind, Document, Kind};
 use scraper::{Html, Node};
@@ -42,6 +42,47 @@ const BLOCKS: &[&str] = &[
     "hr",
     "caption",
 ];
+
+/// Elements whose end tag may be left out, or that have none: they do not
+/// deepen the tree the way an unclosed `<div>` does, so they are not counted.
+const SHALLOW: [&str; 29] = [
+    "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot", "colgroup", "rt", "rp",
+    "html", "head", "body", "br", "img", "hr", "meta", "link", "input", "area", "base", "col", "source", "wbr",
+];
+
+/// Refuses a page nested deeper than `max` elements before it is parsed:
+/// the HTML tree builder checks the stack of open elements per tag, so
+/// 100,000 nested `<div>`s take minutes (measured: over the 60 s extraction
+/// limit) for a page no browser would render as anything. Counted on the
+/// tags themselves, in one pass, without building a tree.
+pub(crate) fn check_nesting(source: &str, max: u32) -> Result<(), ExtractError> {
+    let bytes = source.as_bytes();
+    let (mut depth, mut at) = (0u32, 0usize);
+    while let Some(i) = bytes[at..].iter().position(|&b| b == b'<') {
+        at += i + 1;
+        let rest = &bytes[at..];
+        let closing = rest.first() == Some(&b'/');
+        let name_start = usize::from(closing);
+        let len = rest[name_start..].iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+        if len == 0 {
+            continue; // `<!--`, `<!DOCTYPE`, `<?xml`, a stray `<`
+        }
+        let name = source[at + name_start..at + name_start + len].to_ascii_lowercase();
+        if SHALLOW.contains(&name.as_str()) {
+            continue;
+        }
+        let tag_end = rest.iter().position(|&b| b == b'>').unwrap_or(rest.len());
+        if closing {
+            depth = depth.saturating_sub(1);
+        } else if !rest[..tag_end].ends_with(b"/") {
+            depth += 1;
+            if depth > max {
+                return Err(ExtractError::Limit(format!("HTML nested deeper than {max} elements (max_nesting)")));
+            }
+        }
+    }
+    Ok(())
+}
 
 pub(crate) fn extract(name: &str, source: &str) -> Document {
     let html = Html::parse_document(source);
@@ -294,6 +335,19 @@ fn breaks_text(tag: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nesting_is_counted_on_tags_that_deepen_the_tree() {
+        let deep = format!("<html><body>{}x{}</body></html>", "<div>".repeat(1001), "</div>".repeat(1001));
+        let err = check_nesting(&deep, 1000).unwrap_err();
+        assert_eq!(err.to_string(), "limit exceeded: HTML nested deeper than 1000 elements (max_nesting)");
+        check_nesting(&deep, 1001).unwrap();
+        // Siblings, unclosed list items and paragraphs, void and
+        // self-closed elements do not add up.
+        let wide = "<ul><li>a<li>b<p>c<p>d<br><img src=x><x/></ul>".repeat(5000);
+        let siblings = "<div>a</div>".repeat(5000);
+        check_nesting(&format!("{wide}{siblings}<!-- <div><div> --><!DOCTYPE html>"), 3).unwrap();
+    }
 
     #[test]
     fn tables_become_rows_with_their_header() {

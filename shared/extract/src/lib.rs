@@ -55,6 +55,8 @@ pub struct Limits {
     pub max_duration_secs: f64,
     /// Bytes of canonical text one document may have.
     pub max_text_bytes: u64,
+    /// Elements nested inside each other in an HTML page.
+    pub max_nesting: u32,
 }
 
 impl Default for Limits {
@@ -66,6 +68,7 @@ impl Default for Limits {
             max_decompressed_bytes: 1 << 30,
             max_duration_secs: 6.0 * 3600.0,
             max_text_bytes: 16 << 20,
+            max_nesting: 1000,
         }
     }
 }
@@ -95,7 +98,11 @@ pub fn extract_with(
         return Err(ExtractError::Empty);
     }
     let doc = match kind {
-        Kind::Html => html::extract(name, &text::decode(bytes)?),
+        Kind::Html => {
+            let source = text::decode(bytes)?;
+            html::check_nesting(&source, limits.max_nesting)?;
+            html::extract(name, &source)
+        }
         Kind::Markdown => markdown::extract(name, &text::decode(bytes)?),
         Kind::Text => text::extract(name, &text::decode(bytes)?),
         Kind::Pdf => pdf::extract(name, bytes, limits)?,
@@ -131,9 +138,11 @@ pub(crate) fn fallback_title(name: &str) -> String {
 /// The message of a caught panic's payload (`panic!` with a literal or a
 /// formatted string), for failure reasons an admin can read.
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
+    let msg = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
+        .unwrap_or_else(|| "unknown panic".into());
+    // One line: an assertion's `left: … right: …` lines become one reason.
+    msg.split_whitespace().collect::<Vec<_>>().join(" ")
 }
