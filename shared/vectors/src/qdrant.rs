@@ -43,6 +43,7 @@ impl QdrantStore {
         alias: Option<&str>,
     ) -> Result<Self, VectorError> {
         let client = Self::connect(url, api_key)?;
+        ensure_compatible(&client).await?;
         let collection = spec.name();
         Self::create(&client, &collection, spec).await?;
         let read = match alias {
@@ -58,7 +59,9 @@ impl QdrantStore {
         Ok(QdrantStore { client, collection, read })
     }
 
-    /// A client of the server at `url`.
+    /// A client of the server at `url`. The client's own version check is
+    /// off because it blocks on the runtime while building; [`Self::open`]
+    /// runs [`ensure_compatible`] instead.
     pub fn connect(url: &str, api_key: Option<&str>) -> Result<Qdrant, VectorError> {
         let mut builder = Qdrant::from_url(url).skip_compatibility_check();
         if let Some(key) = api_key {
@@ -149,6 +152,11 @@ fn payload_of(
 #[async_trait]
 impl VectorStore for QdrantStore {
     async fn upsert(&self, points: Vec<Point>) -> Result<(), VectorError> {
+        // The server refuses an empty update ("Empty update request") where
+        // the embedded store does nothing: nothing to write is a no-op here too.
+        if points.is_empty() {
+            return Ok(());
+        }
         let mut batch = Vec::with_capacity(points.len());
         for p in points {
             let vectors = NamedVectors::default()
@@ -236,5 +244,27 @@ impl VectorStore for QdrantStore {
     async fn optimize(&self) -> Result<(), VectorError> {
         // The server optimises and indexes on its own.
         Ok(())
+    }
+}
+
+/// The server minor versions this client (qdrant-client 1.17) speaks to:
+/// Qdrant keeps its gRPC API compatible one minor version either way, and
+/// the tests run against server 1.16.3 (scripts/qdrant-server.sh), the
+/// version deploy/compose.yaml pins.
+const CLIENT_VERSION: (u32, u32) = (1, 17);
+
+/// Refuses a server whose version is more than one minor away from the
+/// client's, with both versions in the error, instead of failing later on
+/// a request the other side does not understand.
+pub async fn ensure_compatible(client: &Qdrant) -> Result<(), VectorError> {
+    let health = client.health_check().await.map_err(store_err)?;
+    let mut parts = health.version.split('.').map(|p| p.parse::<u32>().ok());
+    let (major, minor) = (parts.next().flatten(), parts.next().flatten());
+    match (major, minor) {
+        (Some(major), Some(minor)) if major == CLIENT_VERSION.0 && minor.abs_diff(CLIENT_VERSION.1) <= 1 => Ok(()),
+        _ => Err(VectorError::Store(format!(
+            "qdrant server {} is not compatible with this client (qdrant-client {}.{}); use a 1.16-1.18 server",
+            health.version, CLIENT_VERSION.0, CLIENT_VERSION.1
+        ))),
     }
 }

@@ -1,19 +1,19 @@
 //! `QdrantStore` against the vector store conformance suite, on the Qdrant
 //! server at `RAGPIPE_TEST_QDRANT_URL` (gRPC, e.g. `http://127.0.0.1:6334`).
-//! No Qdrant server can be installed from the package registries this
-//! project builds from, so without that variable every check here is
-//! skipped, and says so on stderr (`scripts/test.sh` says it too). Each
-//! check writes to its own uniquely named collection, left on the server.
+//! Built only with the `server-tests` feature, which `scripts/test.sh`
+//! turns on when it has started a server (`scripts/qdrant-server.sh`); a run
+//! without the variable fails instead of passing checks it did not make.
+//! Each check writes to its own uniquely named collection, on a throwaway
+//! server whose storage `qdrant-server.sh stop` removes.
 
 use ragpipe_vectors::{CollectionSpec, QdrantCollections, QdrantStore};
 
+fn server_url() -> String {
+    std::env::var("RAGPIPE_TEST_QDRANT_URL").expect("RAGPIPE_TEST_QDRANT_URL names the Qdrant server under test")
+}
+
 async fn fresh() -> Option<((), QdrantStore)> {
-    let Ok(url) = std::env::var("RAGPIPE_TEST_QDRANT_URL") else {
-        eprintln!(
-            "SKIPPED: RAGPIPE_TEST_QDRANT_URL is not set, so the Qdrant server half of the conformance suite did not run"
-        );
-        return None;
-    };
+    let url = server_url();
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
@@ -26,10 +26,7 @@ ragpipe_vectors::vector_store_conformance!(external fresh());
 
 #[tokio::test]
 async fn collections_conformance() {
-    let Ok(url) = std::env::var("RAGPIPE_TEST_QDRANT_URL") else {
-        eprintln!("SKIPPED: RAGPIPE_TEST_QDRANT_URL is not set: Qdrant collections conformance did not run");
-        return;
-    };
+    let url = server_url();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     let prefix = format!("collections-{}-{nanos}", std::process::id());
     let client = QdrantStore::connect(&url, None).expect("Qdrant reachable");

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A local Qdrant server for tests and the distributed demo.
+#
+#   scripts/qdrant-server.sh start   # idempotent; prints export lines (RAGPIPE_TEST_QDRANT_URL)
+#   scripts/qdrant-server.sh stop
+#   scripts/qdrant-server.sh available   # exit 0 when a qdrant binary is there
+#
+# No package registry ships a Qdrant server binary, so this starts the one
+# found on the PATH or at $QDRANT_BIN (developers' and CI machines get it from
+# the team's build tool, shared/tools/build-qdrant.sh; users run Qdrant's
+# official image, pinned in deploy/compose.yaml). The server binds loopback
+# only, on free ports, with a throwaway storage folder that `stop` removes.
+set -euo pipefail
+
+CACHE="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}"
+ROOT="$CACHE/qdrant"
+STATE="$ROOT/server.env"
+
+log() { printf 'qdrant-server: %s\n' "$*" >&2; }
+
+binary() {
+  if [ -n "${QDRANT_BIN:-}" ]; then
+    [ -x "$QDRANT_BIN" ] && echo "$QDRANT_BIN"
+    return
+  fi
+  command -v qdrant || true
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+running() {
+  [ -f "$STATE" ] || return 1
+  # shellcheck disable=SC1090
+  . "$STATE"
+  kill -0 "$QDRANT_PID" 2>/dev/null && curl -sf -o /dev/null "http://127.0.0.1:$QDRANT_HTTP/readyz"
+}
+
+print_env() {
+  # shellcheck disable=SC1090
+  . "$STATE"
+  printf 'export RAGPIPE_TEST_QDRANT_URL=http://127.0.0.1:%s\n' "$QDRANT_GRPC"
+  printf 'export RAGPIPE_TEST_QDRANT_HTTP=http://127.0.0.1:%s\n' "$QDRANT_HTTP"
+}
+
+start() {
+  local bin; bin=$(binary)
+  [ -n "$bin" ] || { log "no qdrant binary on the PATH (or at \$QDRANT_BIN)"; exit 3; }
+  if running; then print_env; return; fi
+  local http grpc data
+  http=$(free_port); grpc=$(free_port)
+  data=$(mktemp -d "${TMPDIR:-/tmp}/ragpipe-qdrant.XXXXXX")
+  mkdir -p "$ROOT"
+  log "starting $("$bin" --version 2>/dev/null || echo qdrant) on 127.0.0.1 (REST :$http, gRPC :$grpc)"
+  QDRANT__SERVICE__HOST=127.0.0.1 QDRANT__SERVICE__HTTP_PORT="$http" QDRANT__SERVICE__GRPC_PORT="$grpc" \
+    QDRANT__TELEMETRY_DISABLED=true QDRANT__STORAGE__STORAGE_PATH="$data/storage" \
+    QDRANT__STORAGE__SNAPSHOTS_PATH="$data/snapshots" \
+    nohup "$bin" --disable-telemetry > "$ROOT/server.log" 2>&1 &
+  local pid=$!
+  printf 'QDRANT_PID=%s\nQDRANT_HTTP=%s\nQDRANT_GRPC=%s\nQDRANT_DATA=%s\n' "$pid" "$http" "$grpc" "$data" > "$STATE"
+  for _ in $(seq 1 150); do
+    if curl -sf -o /dev/null "http://127.0.0.1:$http/readyz"; then print_env; return; fi
+    kill -0 "$pid" 2>/dev/null || { log "server died; see $ROOT/server.log"; tail -20 "$ROOT/server.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  log "server did not answer in 30s; see $ROOT/server.log"; exit 1
+}
+
+stop() {
+  if [ -f "$STATE" ]; then
+    # shellcheck disable=SC1090
+    . "$STATE"
+    kill "$QDRANT_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$QDRANT_PID" 2>/dev/null || break; sleep 0.1; done
+    rm -rf "$QDRANT_DATA"
+    rm -f "$STATE"
+  fi
+}
+
+case "${1:-start}" in
+  start) start ;;
+  stop) stop ;;
+  available) [ -n "$(binary)" ] ;;
+  *) echo "usage: $0 start|stop|available" >&2; exit 2 ;;
+esac
