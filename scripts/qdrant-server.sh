@@ -53,10 +53,12 @@ start() {
   data=$(mktemp -d "${TMPDIR:-/tmp}/ragpipe-qdrant.XXXXXX")
   mkdir -p "$ROOT"
   log "starting $("$bin" --version 2>/dev/null || echo qdrant) on 127.0.0.1 (REST :$http, gRPC :$grpc)"
-  QDRANT__SERVICE__HOST=127.0.0.1 QDRANT__SERVICE__HTTP_PORT="$http" QDRANT__SERVICE__GRPC_PORT="$grpc" \
-    QDRANT__TELEMETRY_DISABLED=true QDRANT__STORAGE__STORAGE_PATH="$data/storage" \
-    QDRANT__STORAGE__SNAPSHOTS_PATH="$data/snapshots" \
-    nohup "$bin" --disable-telemetry > "$ROOT/server.log" 2>&1 &
+  # Started from its data folder: the server writes `.qdrant-initialized`
+  # into its working directory.
+  (cd "$data" && QDRANT__SERVICE__HOST=127.0.0.1 QDRANT__SERVICE__HTTP_PORT="$http" \
+    QDRANT__SERVICE__GRPC_PORT="$grpc" QDRANT__TELEMETRY_DISABLED=true \
+    QDRANT__STORAGE__STORAGE_PATH="$data/storage" QDRANT__STORAGE__SNAPSHOTS_PATH="$data/snapshots" \
+    exec nohup "$bin" --disable-telemetry > "$ROOT/server.log" 2>&1) &
   local pid=$!
   printf 'QDRANT_PID=%s\nQDRANT_HTTP=%s\nQDRANT_GRPC=%s\nQDRANT_DATA=%s\n' "$pid" "$http" "$grpc" "$data" > "$STATE"
   for _ in $(seq 1 150); do
