@@ -36,7 +36,8 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     let sheets = match read {
         Ok(result) => result?,
         Err(panic) => {
-            return Err(malformed(format!("spreadsheet parser panicked: {}", crate::panic_message(panic.as_ref()))));
+            let msg = crate::panic_message(panic.as_ref());
+            return Err(malformed(format!("the spreadsheet parser stopped on it: {msg}")));
         }
     };
     if sheets == 0 {
