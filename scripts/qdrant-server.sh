@@ -17,6 +17,8 @@ ROOT="$CACHE/qdrant"
 STATE="$ROOT/server.env"
 
 log() { printf 'qdrant-server: %s\n' "$*" >&2; }
+# shellcheck source=lib/server.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/server.sh"
 
 binary() {
   if [ -n "${QDRANT_BIN:-}" ]; then
@@ -24,10 +26,6 @@ binary() {
     return
   fi
   command -v qdrant || true
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
 running() {
@@ -61,12 +59,8 @@ start() {
     exec nohup "$bin" --disable-telemetry > "$ROOT/server.log" 2>&1) &
   local pid=$!
   printf 'QDRANT_PID=%s\nQDRANT_HTTP=%s\nQDRANT_GRPC=%s\nQDRANT_DATA=%s\n' "$pid" "$http" "$grpc" "$data" > "$STATE"
-  for _ in $(seq 1 150); do
-    if curl -sf -o /dev/null "http://127.0.0.1:$http/readyz"; then print_env; return; fi
-    kill -0 "$pid" 2>/dev/null || { log "server died; see $ROOT/server.log"; tail -20 "$ROOT/server.log" >&2; exit 1; }
-    sleep 0.2
-  done
-  log "server did not answer in 30s; see $ROOT/server.log"; exit 1
+  wait_answering "http://127.0.0.1:$http/readyz" "$pid" "$ROOT/server.log" 30 ok
+  print_env
 }
 
 stop() {

