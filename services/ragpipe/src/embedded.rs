@@ -93,15 +93,16 @@ pub fn first_index(config: &Config) -> NewIndex {
 }
 
 /// Where collections live: a Qdrant server when `distributed.qdrant_url` is
-/// set (its `{namespace}_chunks` alias follows the live one), else one
-/// qdrant-edge directory per collection under the data directory.
+/// set (collections named `{namespace}_…`, the `{namespace}_chunks` alias on
+/// the live one), else one qdrant-edge directory per collection under the
+/// data directory.
 pub fn collections(config: &Config) -> anyhow::Result<Arc<dyn Collections>> {
     let d = &config.distributed;
     if let Some(url) = &d.qdrant_url {
         let client = QdrantStore::connect(url, d.qdrant_api_key.as_deref())
             .context("connecting to Qdrant (distributed.qdrant_url)")?;
-        let alias = format!("{}_chunks", d.namespace.as_deref().unwrap_or("ragpipe"));
-        return Ok(Arc::new(QdrantCollections { client, alias }));
+        let namespace = d.namespace.as_deref().unwrap_or("ragpipe");
+        return Ok(Arc::new(QdrantCollections::new(client, namespace)));
     }
     Ok(Arc::new(EdgeCollections { root: config.data_dir.join("vectors") }))
 }

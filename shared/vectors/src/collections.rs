@@ -86,25 +86,67 @@ impl Collections for EdgeCollections {
 /// How long a drop waits for the collection's last reader.
 const DROP_WAIT: Duration = Duration::from_secs(30);
 
-/// Collections of a Qdrant server, with a read alias (`{namespace}_chunks`)
-/// kept on the live one for readers outside ragpipe.
+/// Collections of a Qdrant server, owned by one deployment's namespace: a
+/// collection the registry calls `chunks_…` is `{namespace}_chunks_…` on
+/// the server, and the read alias is `{namespace}_chunks`. Two deployments
+/// (two `distributed.namespace`s, two databases) on one server then never
+/// search each other's points, and a reindex in one never drops the
+/// other's collection.
 pub struct QdrantCollections {
-    pub client: Qdrant,
-    pub alias: String,
+    client: Qdrant,
+    namespace: String,
+    /// The server's version, checked once before the first request.
+    compatible: tokio::sync::OnceCell<()>,
+}
+
+impl QdrantCollections {
+    pub fn new(client: Qdrant, namespace: &str) -> Self {
+        QdrantCollections { client, namespace: namespace.to_string(), compatible: tokio::sync::OnceCell::new() }
+    }
+
+    async fn checked(&self) -> Result<(), VectorError> {
+        self.compatible.get_or_try_init(|| crate::qdrant::ensure_compatible(&self.client)).await.map(|_| ())
+    }
+
+    /// The stable name applications outside ragpipe read through; it names
+    /// the live collection from the first index on.
+    pub fn alias(&self) -> String {
+        format!("{}_chunks", self.namespace)
+    }
+
+    /// The server's name of the registry's collection `name`.
+    pub fn physical(&self, name: &str) -> String {
+        format!("{}_{name}", self.namespace)
+    }
+
+    async fn alias_exists(&self) -> Result<bool, VectorError> {
+        let aliases = self.client.list_aliases().await.map_err(store_err)?;
+        Ok(aliases.aliases.iter().any(|a| a.alias_name == self.alias()))
+    }
 }
 
 #[async_trait]
 impl Collections for QdrantCollections {
+    /// The first collection a namespace creates also gets the alias, so the
+    /// stable name exists before any reindex; later ones (a reindex's
+    /// build) get it only when [`Collections::publish`] swaps it.
     async fn create(&self, name: &str, spec: &CollectionSpec) -> Result<Arc<dyn VectorStore>, VectorError> {
-        QdrantStore::create(&self.client, name, spec).await?;
-        Ok(Arc::new(QdrantStore::named(self.client.clone(), name)))
+        self.checked().await?;
+        let physical = self.physical(name);
+        QdrantStore::create(&self.client, &physical, spec).await?;
+        if !self.alias_exists().await? {
+            self.publish(name).await?;
+        }
+        Ok(Arc::new(QdrantStore::named(self.client.clone(), &physical)))
     }
 
     async fn open(&self, name: &str, _spec: &CollectionSpec) -> Result<Option<Arc<dyn VectorStore>>, VectorError> {
-        if !self.client.collection_exists(name).await.map_err(store_err)? {
+        self.checked().await?;
+        let physical = self.physical(name);
+        if !self.client.collection_exists(&physical).await.map_err(store_err)? {
             return Ok(None);
         }
-        Ok(Some(Arc::new(QdrantStore::named(self.client.clone(), name))))
+        Ok(Some(Arc::new(QdrantStore::named(self.client.clone(), &physical))))
     }
 
     /// One alias operation where the server moves an existing alias on
@@ -112,18 +154,20 @@ impl Collections for QdrantCollections {
     /// (readers outside ragpipe may then miss it for a moment; ragpipe's own
     /// searches follow the registry, which swapped in one transaction).
     async fn publish(&self, name: &str) -> Result<(), VectorError> {
-        let create = || CreateAliasBuilder::new(name, &self.alias);
+        let (physical, alias) = (self.physical(name), self.alias());
+        let create = || CreateAliasBuilder::new(&physical, &alias);
         if self.client.create_alias(create()).await.is_ok() {
             return Ok(());
         }
-        let _ = self.client.delete_alias(self.alias.as_str()).await;
+        let _ = self.client.delete_alias(alias.as_str()).await;
         self.client.create_alias(create()).await.map_err(store_err)?;
         Ok(())
     }
 
     async fn drop_collection(&self, name: &str) -> Result<(), VectorError> {
-        if self.client.collection_exists(name).await.map_err(store_err)? {
-            self.client.delete_collection(name).await.map_err(store_err)?;
+        let physical = self.physical(name);
+        if self.client.collection_exists(&physical).await.map_err(store_err)? {
+            self.client.delete_collection(&physical).await.map_err(store_err)?;
         }
         Ok(())
     }
