@@ -29,10 +29,8 @@ binary() {
 }
 
 running() {
-  [ -f "$STATE" ] || return 1
   # shellcheck disable=SC1090
-  . "$STATE"
-  kill -0 "$QDRANT_PID" 2>/dev/null && curl -sf -o /dev/null "http://127.0.0.1:$QDRANT_HTTP/readyz"
+  [ -f "$STATE" ] && . "$STATE" && answering "$QDRANT_PID" "http://127.0.0.1:$QDRANT_HTTP/readyz" ok
 }
 
 print_env() {

@@ -39,10 +39,8 @@ install_weed() {
 }
 
 running() {
-  [ -f "$STATE" ] || return 1
   # shellcheck disable=SC1090
-  . "$STATE"
-  kill -0 "$S3_PID" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$S3_PORT/"
+  [ -f "$STATE" ] && . "$STATE" && answering "$S3_PID" "http://127.0.0.1:$S3_PORT/"
 }
 
 print_env() {

@@ -245,7 +245,7 @@ fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
             println!("  {}  [{}] {}", f.document.escape_debug(), f.stage, f.reason);
         }
     }
-    crate::status::print_skipped(r);
+    crate::status::print_skipped(r.skipped, &r.skipped_entries);
     Ok(())
 }
 

@@ -109,7 +109,7 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    print_skipped(&SyncReport { skipped: out.skipped_total, skipped_entries: out.skipped, ..SyncReport::default() });
+    print_skipped(out.skipped_total, &out.skipped);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -123,15 +123,15 @@ async fn last_sync_report(state: &dyn StateStore) -> anyhow::Result<SyncReport> 
 /// Lists the entries a sync skipped, with their reasons; names are printed
 /// escaped (`\n`, `\u{1b}`), so a hostile file name cannot rewrite the
 /// terminal.
-pub(crate) fn print_skipped(report: &SyncReport) {
-    if report.skipped == 0 {
+pub(crate) fn print_skipped(total: u64, entries: &[SkippedEntry]) {
+    if total == 0 {
         return;
     }
-    println!("skipped ({}), not documents:", report.skipped);
-    for e in &report.skipped_entries {
+    println!("skipped ({total}), not documents:");
+    for e in entries {
         println!("  {}  {}", e.key.escape_debug(), e.reason);
     }
-    let more = report.skipped.saturating_sub(report.skipped_entries.len() as u64);
+    let more = total.saturating_sub(entries.len() as u64);
     if more > 0 {
         println!("  … and {more} more");
     }

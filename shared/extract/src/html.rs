@@ -67,8 +67,8 @@ pub(crate) fn check_nesting(source: &str, max: u32) -> Result<(), ExtractError> 
         if len == 0 {
             continue; // `<!--`, `<!DOCTYPE`, `<?xml`, a stray `<`
         }
-        let name = source[at + name_start..at + name_start + len].to_ascii_lowercase();
-        if SHALLOW.contains(&name.as_str()) {
+        let name = &source[at + name_start..at + name_start + len];
+        if SHALLOW.iter().any(|s| s.eq_ignore_ascii_case(name)) {
             continue;
         }
         let tag_end = rest.iter().position(|&b| b == b'>').unwrap_or(rest.len());
