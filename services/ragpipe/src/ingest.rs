@@ -77,7 +77,8 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
     // Transcript sidecars are read with their audio, not indexed on their own.
     let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
-    let queue = Arc::new(MemoryQueue::new(config.workers.queue_capacity).with_max_bytes(config.workers.queue_mib << 20));
+    let queue =
+        Arc::new(MemoryQueue::new(config.workers.queue_capacity).with_max_bytes(config.workers.queue_mib << 20));
     let chunks_before = total_chunks(state.as_ref()).await?;
 
     let extractor = Arc::new(build_extractor(&config, source.clone(), state.clone(), queue.clone(), tokenizer)?);

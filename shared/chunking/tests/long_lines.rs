@@ -89,7 +89,8 @@ fn extract(kind: Kind, name: &str, bytes: &[u8]) -> Document {
 
 #[test]
 fn a_one_line_html_page_is_cut_in_linear_work() {
-    let html = format!("<html><head><title>One line</title></head><body><p>{}</p></body></html>", one_line_prose(1 << 20));
+    let html =
+        format!("<html><head><title>One line</title></head><body><p>{}</p></body></html>", one_line_prose(1 << 20));
     let doc = extract(Kind::Html, "one-line.html", html.as_bytes());
     let chunks = chunk_and_check(&doc);
     assert!(chunks.len() > 500, "a 1 MB paragraph is many chunks, not one: {}", chunks.len());

@@ -115,10 +115,7 @@ pub fn extract_with(
         return Err(ExtractError::NoText);
     }
     if doc.text.len() as u64 > limits.max_text_bytes {
-        return Err(ExtractError::Limit(format!(
-            "canonical text over {} (max_text_mib)",
-            mib(limits.max_text_bytes)
-        )));
+        return Err(ExtractError::Limit(format!("canonical text over {} (max_text_mib)", mib(limits.max_text_bytes))));
     }
     Ok(doc)
 }

@@ -130,8 +130,10 @@ async fn symlinks_are_followed_only_inside_the_folder() {
     // Every link out is reported with its reason, so an admin can see why
     // a file is not indexed.
     let out = "symlink leads outside the ingested folder".to_string();
-    let expected: Vec<(String, String)> =
-        ["docs/up", "escape.txt", "escape_dir", "linked/up", "usr"].iter().map(|k| (k.to_string(), out.clone())).collect();
+    let expected: Vec<(String, String)> = ["docs/up", "escape.txt", "escape_dir", "linked/up", "usr"]
+        .iter()
+        .map(|k| (k.to_string(), out.clone()))
+        .collect();
     assert_eq!(skipped, expected);
     assert_eq!(fetch(&source, "alias.txt", 100).await.unwrap(), b"top");
     assert_eq!(fetch(&source, "linked/inner.txt", 100).await.unwrap(), b"inner");
