@@ -173,6 +173,11 @@ async fn diff_and_enqueue(
                 report.resumed += 1;
                 (generation, "resumed")
             }
+            Observation::Unpublished { generation } => {
+                tracing::warn!(document = %id, generation, "queued by a sync run that did not finish; enqueued again");
+                report.resumed += 1;
+                (generation, "unpublished")
+            }
             Observation::Stalled { generation } => {
                 tracing::warn!(document = %id, generation, "extraction lease expired; enqueued again");
                 report.resumed += 1;

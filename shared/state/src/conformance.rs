@@ -38,7 +38,10 @@ async fn index(store: &dyn StateStore, obj: &Observed, run: i64, generation: i64
 /// New, unchanged, changed and resumed documents are told apart.
 pub async fn observe_diffs_versions(store: &dyn StateStore) {
     let a = observed("a.md", "v1");
+    let long = std::time::Duration::from_secs(60);
+    store.begin_sync(1, "s3://b/p", "host-a:1", long).await.unwrap().expect("the lock is free");
     assert_eq!(store.observe(&a, 1).await.unwrap(), Observation::New { generation: 1 });
+    store.finish_sync(1, Ok("{}")).await.unwrap();
     assert_eq!(store.observe(&a, 2).await.unwrap(), Observation::Pending { generation: 1 }, "never finished");
     index(store, &a, 2, 1).await;
     assert_eq!(store.observe(&a, 3).await.unwrap(), Observation::Unchanged);
@@ -164,10 +167,45 @@ pub async fn sync_runs_never_overlap(store: &dyn StateStore) {
     store.begin_sync(5, "s3://b/p", "host-a:1", long).await.unwrap().expect("a finished run released the lock");
 }
 
+/// A document queued by a run that died or failed (its extract job may
+/// never have been published) is published again by the next run; one
+/// queued by a clean run, or already claimed by a worker, is not.
+pub async fn unpublished_documents_are_published_again(store: &dyn StateStore) {
+    use std::time::Duration;
+    let (a, b, c) = (observed("a.md", "v1"), observed("b.md", "v1"), observed("c.md", "v1"));
+    // Run 1 queues a and dies; its lock runs out.
+    store.begin_sync(1, "s3://b/p", "host-a:1", Duration::from_millis(30)).await.unwrap().unwrap();
+    assert_eq!(store.observe(&a, 1).await.unwrap(), Observation::New { generation: 1 });
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    // Run 2 sees it unpublished, queues b and fails on the broker.
+    store.begin_sync(2, "s3://b/p", "host-b:2", Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_eq!(store.observe(&a, 2).await.unwrap(), Observation::Unpublished { generation: 1 });
+    assert_eq!(store.observe(&a, 2).await.unwrap(), Observation::Pending { generation: 1 }, "run 2 publishes it");
+    assert_eq!(store.observe(&b, 2).await.unwrap(), Observation::New { generation: 1 });
+    assert_eq!(store.observe(&b, 2).await.unwrap(), Observation::Pending { generation: 1 }, "its own run publishes");
+    store.finish_sync(2, Err("publish: connection reset")).await.unwrap();
+    // Run 3 finishes cleanly: what it queued is published; a and b are not
+    // yet claimed, b was queued by a failed run.
+    store.begin_sync(3, "s3://b/p", "host-b:2", Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_eq!(store.observe(&b, 3).await.unwrap(), Observation::Unpublished { generation: 1 });
+    assert_eq!(store.observe(&c, 3).await.unwrap(), Observation::New { generation: 1 });
+    assert!(store.begin_extract(&a.id, 1).await.unwrap());
+    store.finish_sync(3, Ok("{}")).await.unwrap();
+    store.begin_sync(4, "s3://b/p", "host-b:2", Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_eq!(store.observe(&a, 4).await.unwrap(), Observation::Pending { generation: 1 }, "claimed: not again");
+    assert_eq!(store.observe(&b, 4).await.unwrap(), Observation::Pending { generation: 1 }, "run 3 published it");
+    assert_eq!(store.observe(&c, 4).await.unwrap(), Observation::Pending { generation: 1 }, "a clean run published");
+}
+
 /// Runs every check, each on a fresh store from `fresh`.
 #[macro_export]
 macro_rules! state_store_conformance {
     ($fresh:expr) => {
+        #[tokio::test]
+        async fn unpublished_documents_are_published_again() {
+            let s = $fresh.await;
+            $crate::conformance::unpublished_documents_are_published_again(&s).await;
+        }
         #[tokio::test]
         async fn sync_runs_never_overlap() {
             let s = $fresh.await;

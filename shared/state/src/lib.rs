@@ -60,6 +60,10 @@ pub enum Observation {
     /// Same version, claimed for extraction by a worker whose lease ran out
     /// (it died, and its job did not come back): extract it again.
     Stalled { generation: i64 },
+    /// Same version, still queued by a sync run that never finished cleanly
+    /// (killed, or failed on the broker): its extract job may never have
+    /// been published, so publish it (a second copy is a no-op).
+    Unpublished { generation: i64 },
     /// Same version, indexed or failed: nothing to do.
     Unchanged,
 }

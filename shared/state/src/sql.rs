@@ -95,15 +95,22 @@ impl StateStore for SqlStateStore {
         let status = parse_status(&obj.id, &row.try_get::<String, _>(2)?)?;
         let generation: i64 = row.try_get(3)?;
         let lease: Option<i64> = row.try_get(4)?;
+        let queued_by: Option<i64> = row.try_get(5)?;
+        let published = row.try_get::<i64, _>(6)? == 1;
         if etag == obj.etag && size == obj.size && status != DocStatus::Deleted {
-            sqlx::query(include_str!("sql/observe_seen.sql"))
-                .bind(obj.id.as_str())
-                .bind(run)
-                .execute(&self.pool)
-                .await?;
             let stalled = status == DocStatus::Extracting && lease.is_some_and(|l| l < now);
+            // Queued by a run that died or failed before it could publish:
+            // this run publishes it, and answers for it from now on.
+            let unpublished = status == DocStatus::Queued && queued_by.is_some_and(|r| r != run) && !published;
+            let seen = if unpublished {
+                include_str!("sql/observe_requeued.sql")
+            } else {
+                include_str!("sql/observe_seen.sql")
+            };
+            sqlx::query(seen).bind(obj.id.as_str()).bind(run).execute(&self.pool).await?;
             return Ok(match () {
                 _ if stalled => Observation::Stalled { generation },
+                _ if unpublished => Observation::Unpublished { generation },
                 _ if status.is_pending() => Observation::Pending { generation },
                 _ => Observation::Unchanged,
             });

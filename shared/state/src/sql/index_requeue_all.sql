@@ -3,5 +3,5 @@
 -- then stale and do nothing; the live index keeps its points until the swap.
 UPDATE documents
 SET status = 'queued', generation = generation + 1, attempts = 0, failure_reason = NULL, failure_stage = NULL,
-    chunks_expected = NULL, batches_expected = NULL, lease_expires = NULL, updated_at = $1
+    chunks_expected = NULL, batches_expected = NULL, lease_expires = NULL, queued_run = NULL, updated_at = $1
 WHERE status <> 'deleted'
