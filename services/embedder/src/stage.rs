@@ -91,6 +91,17 @@ impl EmbedStage {
         let id = &job.document_id;
         match self.state.get(id).await {
             Ok(Some(doc)) if doc.generation == job.generation && doc.status == DocStatus::Embedding => {}
+            // Committed, but the worker may have died before it dropped the
+            // older generations' points (the job came back unacked): drop them.
+            Ok(Some(doc)) if doc.generation == job.generation && doc.status == DocStatus::Indexed => {
+                return match self.targets.resolve().await {
+                    Ok(target) => match target.store.delete_document(id, Some(job.generation)).await {
+                        Ok(()) => Outcome::Stale,
+                        Err(e) => Outcome::Retry(e.to_string()),
+                    },
+                    Err(e) => Outcome::Retry(e.to_string()),
+                };
+            }
             Ok(_) => return Outcome::Stale,
             Err(e) => return Outcome::Retry(e.to_string()),
         }

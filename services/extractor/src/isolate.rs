@@ -112,9 +112,14 @@ async fn in_child(
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let (memory, cpu) = (limits.memory_bytes, limits.timeout.as_secs().max(1));
     // SAFETY: the closure runs between fork and exec and only calls
-    // setrlimit, which is async-signal-safe; it allocates nothing.
+    // setrlimit and prctl, which are async-signal-safe; it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
+            // A worker killed with SIGKILL takes its child with it (no drop
+            // runs then): no orphan parser keeps a core busy.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             set_limit(libc::RLIMIT_AS, memory, memory)?;
             // SIGXCPU at the soft limit, SIGKILL one second later.
             set_limit(libc::RLIMIT_CPU, cpu, cpu + 1)?;

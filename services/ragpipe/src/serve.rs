@@ -37,7 +37,10 @@ pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
     let stop = shutdown();
     tokio::pin!(stop);
     loop {
-        let opts = SyncOptions { resume_pending: false, ..SyncOptions::default() };
+        let mut opts = SyncOptions { resume_pending: false, ..SyncOptions::default() };
+        if let Some(secs) = config.distributed.sync_lease_secs {
+            opts.lock_lease = Duration::from_secs(secs.max(1));
+        }
         match sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await {
             Ok(report) => println!("{}", serde_json::to_string(&report)?),
             // Another run (a second scheduler, a manual run) is at work: not
@@ -64,13 +67,17 @@ pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
 /// and the role reconnects with exponential backoff (1 s doubling to 30 s);
 /// the model, tokenizer, state and vector store are kept across reconnects.
 pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> {
-    let state = embedded::open_state(&require_state(&config)?).await?;
+    require_state(&config)?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown().await;
         let _ = stop_tx.send(true);
     });
     let mut stop = stop_rx.clone();
+    // A worker started while PostgreSQL restarts waits for it.
+    let Some(state) = patiently("the state store", &mut stop, || embedded::open_state(&config)).await else {
+        return Ok(ExitCode::SUCCESS);
+    };
     let stopped = move || {
         let mut rx = stop_rx.clone();
         async move {
@@ -97,7 +104,10 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
             // The model of the index being written; the target is looked up
             // again for every job, so a reindex that starts or swaps is followed.
             let first = embedded::first_index(&config);
-            let index = ragpipe_state::write_index(state.as_ref(), &first).await?;
+            let write_index = || ragpipe_state::write_index(state.as_ref(), &first);
+            let Some(index) = patiently("the index registry", &mut stop, write_index).await else {
+                return Ok(ExitCode::SUCCESS);
+            };
             let embedder = embedded::load_embedder_for(&config, &index)?;
             let targets = Arc::new(Targets::registry(state.clone(), embedded::collections(&config)?, first));
             let bm25 = Arc::new(Bm25::english());
@@ -163,6 +173,28 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
         backoff = (backoff * 2).min(RECONNECT_MAX);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `attempt` until it succeeds, waiting the reconnect backoff between
+/// tries (1 s doubling to 30 s); `None` if the role is stopped meanwhile.
+async fn patiently<T, E, F, Fut>(what: &str, stop: &mut tokio::sync::watch::Receiver<bool>, attempt: F) -> Option<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+    E: std::fmt::Display,
+{
+    let mut backoff = RECONNECT_MIN;
+    loop {
+        match attempt().await {
+            Ok(v) => return Some(v),
+            Err(e) => tracing::warn!(error = %e, ?backoff, "cannot reach {what}; retrying"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => return None,
+            _ = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(RECONNECT_MAX);
+    }
 }
 
 /// Records the depth of both queues every 10 s (the `ragpipe.queue.depth`

@@ -68,6 +68,10 @@ pub struct DistributedConfig {
     pub qdrant_url: Option<String>,
     /// Env: `RAGPIPE_QDRANT_API_KEY`.
     pub qdrant_api_key: Option<String>,
+    /// Seconds a sync run holds the sync lock without renewing it (renewed
+    /// every third of it): how long a killed coordinator keeps the next run
+    /// waiting. Default 60. Env: `RAGPIPE_SYNC_LEASE_SECS`.
+    pub sync_lease_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -316,6 +320,9 @@ impl Config {
         }
         if let Some(v) = get("RAGPIPE_EXTRACT_MEMORY_MIB") {
             self.limits.extract_memory_mib = parse("RAGPIPE_EXTRACT_MEMORY_MIB", v)?;
+        }
+        if let Some(v) = get("RAGPIPE_SYNC_LEASE_SECS") {
+            self.distributed.sync_lease_secs = Some(parse("RAGPIPE_SYNC_LEASE_SECS", v)?);
         }
         let d = &mut self.distributed;
         for (name, field) in [
