@@ -6,34 +6,21 @@
 use ragpipe_core::{DocState, DocStatus};
 use ragpipe_state::StateStore;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::deployment::{Deployment, fixture};
+use common::deployment::{Deployment, FIXTURE_FAILURES, failures, fixture};
 use common::net::{free_port, http_get};
 
 fn name(d: &DocState) -> &str {
     d.uri.rsplit('/').next().unwrap()
 }
 
-/// Every indexed document's count in state equals its points, all of its
-/// current generation; failed and deleted documents have no points.
 async fn check_counts(dep: &Deployment, docs: &[DocState]) {
-    let points = dep.points().await;
-    for d in docs {
-        let got = points.get(d.id.as_str());
-        match d.status {
-            DocStatus::Indexed => {
-                let (n, gens) = got.unwrap_or_else(|| panic!("{}: no points", name(d)));
-                assert_eq!(Some(*n as i64), d.chunks_stored, "{}: state count == points", name(d));
-                assert_eq!(gens, &HashSet::from([d.generation]), "{}: only the current generation", name(d));
-            }
-            _ => assert!(got.is_none(), "{} ({:?}) has points", name(d), d.status),
-        }
-    }
+    dep.check_counts(&dep.live_collection(), docs).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,18 +42,7 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     dep.start("extractor");
     dep.start("embedder");
     let docs = dep.settle(6).await;
-    let failed: BTreeMap<&str, &str> = docs
-        .iter()
-        .filter(|d| d.status == DocStatus::Failed)
-        .map(|d| (name(d), d.failure_reason.as_deref().unwrap_or("")))
-        .collect();
-    assert_eq!(
-        failed,
-        BTreeMap::from([
-            ("encrypted.pdf", "encrypted PDF"),
-            ("truncated.xlsx", "malformed spreadsheet: invalid zip archive (truncated or corrupt)"),
-        ])
-    );
+    assert_eq!(failures(&docs), BTreeMap::from(FIXTURE_FAILURES));
     dep.stop("embedder", false);
     check_counts(&dep, &docs).await;
 
@@ -277,11 +253,7 @@ async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
         }
     }
     dep.stop("embedder", false);
-    let points = dep.points_in(&new).await;
-    for d in after.iter().filter(|d| d.status == DocStatus::Indexed) {
-        let (n, gens) = &points[d.id.as_str()];
-        assert_eq!((Some(*n as i64), gens), (d.chunks_stored, &HashSet::from([d.generation])), "{}", name(d));
-    }
+    dep.check_counts(&new, &after).await;
     let old = dep.data.path().join("vectors").join("chunks_all-minilm-l6-v2_384d_p1");
     assert!(!old.exists(), "the old collection is dropped");
     let out = dep.command(&["search", "causeway floods", "--json", "--no-threshold"]).output().unwrap();

@@ -7,7 +7,7 @@
 use super::net::Proxy;
 use ragpipe_core::{DocState, DocStatus, DocumentId, PIPELINE_VERSION};
 use ragpipe_state::{SqlStateStore, StateStore};
-use ragpipe_vectors::{CollectionSpec, EdgeStore, VectorStore};
+use ragpipe_vectors::{CollectionSpec, EdgeStore, QdrantStore, VectorStore};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -17,6 +17,21 @@ use std::time::{Duration, Instant};
 pub fn fixture(kind: &str, name: &str) -> Vec<u8> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures");
     std::fs::read(root.join(kind).join(name)).unwrap()
+}
+
+/// The two fixtures every deployment test puts beside good files, and the
+/// reasons they must fail with.
+pub const FIXTURE_FAILURES: [(&str, &str); 2] = [
+    ("encrypted.pdf", "encrypted PDF"),
+    ("truncated.xlsx", "malformed spreadsheet: invalid zip archive (truncated or corrupt)"),
+];
+
+/// Failed documents by file name, with their reasons.
+pub fn failures(docs: &[DocState]) -> BTreeMap<&str, &str> {
+    docs.iter()
+        .filter(|d| d.status == DocStatus::Failed)
+        .map(|d| (d.uri.rsplit('/').next().unwrap(), d.failure_reason.as_deref().unwrap_or("")))
+        .collect()
 }
 
 pub fn unique() -> String {
@@ -35,6 +50,10 @@ pub struct Deployment {
     /// Every worker reaches RabbitMQ through this proxy, so the test can cut
     /// all their connections at once.
     pub broker: Proxy,
+    /// The Qdrant server the workers write to (gRPC URL); the embedded
+    /// store in the data dir when `None`.
+    pub qdrant: Option<String>,
+    pub namespace: String,
 }
 
 impl Deployment {
@@ -74,7 +93,7 @@ impl Deployment {
         let env = vec![
             ("RAGPIPE_STATE_URL".into(), state_url.clone()),
             ("RAGPIPE_AMQP_URL".into(), amqp),
-            ("RAGPIPE_AMQP_NAMESPACE".into(), format!("dist-{id}")),
+            ("RAGPIPE_AMQP_NAMESPACE".into(), format!("dist-{}", id.replace('-', "_"))),
             ("RAGPIPE_SOURCE".into(), format!("s3://{bucket}/docs/")),
             ("RAGPIPE_S3_ENDPOINT".into(), endpoint),
             ("AWS_ACCESS_KEY_ID".into(), key),
@@ -85,7 +104,65 @@ impl Deployment {
         // One chunk per embed job, so a document is many jobs and an
         // embedder can be killed half-way through one.
         std::fs::write(data.path().join("ragpipe.toml"), "[workers]\nembed_batch = 1\n").unwrap();
-        Deployment { bucket, s3, env, state_url, data, workers: Vec::new(), broker }
+        let namespace = format!("dist-{}", id.replace('-', "_"));
+        Deployment { bucket, s3, env, state_url, data, workers: Vec::new(), broker, qdrant: None, namespace }
+    }
+
+    /// The same deployment writing to the Qdrant server at `url` (gRPC), so
+    /// any number of embedder processes share the vectors.
+    pub fn on_qdrant(mut self, url: &str) -> Self {
+        self.env.push(("RAGPIPE_QDRANT_URL".into(), url.into()));
+        self.qdrant = Some(url.into());
+        self
+    }
+
+    /// Replaces the deployment's config file.
+    pub fn configure(&self, toml: &str) {
+        std::fs::write(self.data.path().join("ragpipe.toml"), toml).unwrap();
+    }
+
+    /// SIGKILLs the `pick`-th (modulo their number) worker of `role`; its pid.
+    pub fn kill_one(&mut self, role: &str, pick: usize) -> u32 {
+        let mine: Vec<usize> = (0..self.workers.len()).filter(|&i| self.workers[i].0 == role).collect();
+        let (_, mut child) = self.workers.remove(mine[pick % mine.len()]);
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        child.wait().unwrap();
+        child.id()
+    }
+
+    /// The bucket's object names (under the deployment's prefix).
+    pub async fn objects(&self) -> Vec<String> {
+        let client = self.s3.client();
+        let mut out = Vec::new();
+        let mut token = None;
+        loop {
+            let page = client
+                .list_objects_v2()
+                .bucket(&self.bucket)
+                .prefix("docs/")
+                .set_continuation_token(token)
+                .send()
+                .await
+                .unwrap();
+            out.extend(page.contents().iter().filter_map(|o| o.key()?.strip_prefix("docs/").map(String::from)));
+            match page.next_continuation_token() {
+                Some(t) => token = Some(t.to_string()),
+                None => return out,
+            }
+        }
+    }
+
+    /// The collection `name` of the registry, read directly: on the Qdrant
+    /// server (`{namespace}_{name}`) or in the embedded store (its embedder
+    /// must be stopped: the edge store has one owner).
+    pub fn store(&self, name: &str) -> Box<dyn VectorStore> {
+        match &self.qdrant {
+            Some(url) => {
+                let client = QdrantStore::connect(url, None).unwrap();
+                Box::new(QdrantStore::named(client, &format!("{}_{name}", self.namespace)))
+            }
+            None => Box::new(EdgeStore::open_dir(&self.data.path().join("vectors").join(name), 384).unwrap()),
+        }
     }
 
     pub async fn put(&self, name: &str, bytes: Vec<u8>) {
@@ -158,6 +235,10 @@ impl Deployment {
 
     /// Waits until every document is indexed, failed or deleted.
     pub async fn settle(&self, docs: usize) -> Vec<DocState> {
+        self.settle_within(docs, Duration::from_secs(240)).await
+    }
+
+    pub async fn settle_within(&self, docs: usize, limit: Duration) -> Vec<DocState> {
         let state = self.state().await;
         let started = Instant::now();
         loop {
@@ -168,26 +249,50 @@ impl Deployment {
                 return all;
             }
             let pending: Vec<_> = all.iter().map(|d| (d.uri.rsplit('/').next().unwrap(), d.status)).collect();
-            assert!(started.elapsed() < Duration::from_secs(240), "not settled: {pending:?}");
+            assert!(started.elapsed() < limit, "not settled: {pending:?}");
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
     }
 
-    /// Points per document in the vector store (the embedder must be stopped:
-    /// the edge store has one owner), and whether any point id repeats.
+    /// The collection of the first index (this build's pipeline version).
+    pub fn live_collection(&self) -> String {
+        CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: PIPELINE_VERSION.into() }.name()
+    }
+
+    /// Every indexed document's count in state equals its points in the
+    /// collection `name`, all of its current generation, no chunk twice;
+    /// failed and deleted documents have no points.
+    pub async fn check_counts(&self, name: &str, docs: &[DocState]) {
+        let points = self.points_in(name).await;
+        for d in docs {
+            let file = d.uri.rsplit('/').next().unwrap();
+            let got = points.get(d.id.as_str());
+            match d.status {
+                DocStatus::Indexed => {
+                    let (n, gens) = got.unwrap_or_else(|| panic!("{file}: no points"));
+                    assert_eq!(Some(*n as i64), d.chunks_stored, "{file}: state count == points");
+                    assert_eq!(gens, &HashSet::from([d.generation]), "{file}: only the current generation");
+                }
+                _ => assert!(got.is_none(), "{file} ({:?}) has points", d.status),
+            }
+        }
+    }
+
+    /// Points per document in the vector store, and the generations they
+    /// belong to; fails on a chunk stored twice (same document, generation
+    /// and index, or the same text twice in one document's generation).
     pub async fn points(&self) -> BTreeMap<String, (u64, HashSet<i64>)> {
-        let spec =
-            CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: PIPELINE_VERSION.into() };
-        self.points_in(&spec.name()).await
+        self.points_in(&self.live_collection()).await
     }
 
     /// The same, in the collection `name`.
     pub async fn points_in(&self, name: &str) -> BTreeMap<String, (u64, HashSet<i64>)> {
-        let store = EdgeStore::open_dir(&self.data.path().join("vectors").join(name), 384).unwrap();
+        let store = self.store(name);
         let mut out: BTreeMap<String, (u64, HashSet<i64>)> = BTreeMap::new();
-        let mut seen = HashSet::new();
+        let (mut seen, mut texts) = (HashSet::new(), HashSet::new());
         for c in store.chunks(None).await.unwrap() {
             assert!(seen.insert((c.document_id.clone(), c.generation, c.chunk_index)), "duplicate chunk {c:?}");
+            assert!(texts.insert((c.document_id.clone(), c.generation, c.text.clone())), "duplicate text {c:?}");
             let entry = out.entry(c.document_id.clone()).or_default();
             entry.1.insert(c.generation);
         }
@@ -215,6 +320,16 @@ impl Deployment {
             client.delete_object().bucket(&self.bucket).key(obj.key().unwrap()).send().await.unwrap();
         }
         client.delete_bucket().bucket(&self.bucket).send().await.unwrap();
+        if let Some(url) = &self.qdrant {
+            let qdrant = QdrantStore::connect(url, None).unwrap();
+            let mine = format!("{}_", self.namespace);
+            let _ = qdrant.delete_alias(format!("{}chunks", mine)).await;
+            for c in qdrant.list_collections().await.unwrap().collections {
+                if c.name.starts_with(&mine) {
+                    qdrant.delete_collection(c.name).await.unwrap();
+                }
+            }
+        }
     }
 }
 

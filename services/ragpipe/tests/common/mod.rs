@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own part
 
 pub mod deployment;
+pub mod faults;
 pub mod net;
 
 use std::io::Write;
