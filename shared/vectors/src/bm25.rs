@@ -29,13 +29,30 @@ impl Bm25 {
         Bm25 { inner }
     }
 
+    /// The text's terms, with each date, identifier and grouped number once
+    /// more as one normalised term ([`crate::keys`]).
     pub fn document(&self, text: &str) -> SparseVec {
-        convert(self.inner.embed_document(text))
+        convert(self.inner.embed_document(&with_keys(text, false)))
     }
 
     pub fn query(&self, text: &str) -> SparseVec {
-        convert(self.inner.embed_query(text))
+        convert(self.inner.embed_query(&with_keys(text, true)))
     }
+
+    /// The query's key terms alone (dates, identifiers, grouped numbers),
+    /// or `None` when it names none.
+    pub fn keys_query(&self, text: &str) -> Option<SparseVec> {
+        let keys = crate::keys::key_terms(text, true);
+        (!keys.is_empty()).then(|| convert(self.inner.embed_query(&keys.join(" "))))
+    }
+}
+
+fn with_keys(text: &str, query: bool) -> std::borrow::Cow<'_, str> {
+    let keys = crate::keys::key_terms(text, query);
+    if keys.is_empty() {
+        return text.into();
+    }
+    format!("{text}\n{}", keys.join(" ")).into()
 }
 
 fn convert(v: qdrant_edge::SparseVector) -> SparseVec {
@@ -54,5 +71,15 @@ mod tests {
         assert_eq!(query.indices.len(), 2);
         assert!(query.indices.iter().all(|i| doc.indices.contains(i)), "stemmed terms match");
         assert!(bm25.query("the and of").is_empty());
+    }
+
+    #[test]
+    fn a_key_written_another_way_matches() {
+        let bm25 = Bm25::english();
+        let row = bm25.document("2012/01/01 | 0.0 | 12.8 | 5.0 | 4.7 | drizzle");
+        let other = bm25.document("2012/01/02 | 10.9 | 10.6 | 2.8 | 4.5 | rain");
+        let query = bm25.query("weather in Seattle on January 1st, 2012");
+        let shared = |d: &SparseVec| query.indices.iter().filter(|i| d.indices.contains(i)).count();
+        assert!(shared(&row) > shared(&other), "the date's term is the row's alone");
     }
 }

@@ -10,6 +10,7 @@ mod bm25;
 mod collections;
 pub mod conformance;
 mod edge;
+pub mod keys;
 mod payload;
 mod qdrant;
 pub mod retrieval;

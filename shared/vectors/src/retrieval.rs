@@ -61,8 +61,15 @@ pub async fn search(
         Mode::Hybrid => store.search_sparse(&bm25.query(query_text), candidates).await?,
         Mode::Dense => Vec::new(),
     };
+    // A key the query names (a date, an identifier) is strong evidence the
+    // dense side cannot see: the chunks holding it form a third list,
+    // weighted KEY_WEIGHT, so a row found only by its key still leads.
+    let keyed = match (opts.mode, bm25.keys_query(query_text)) {
+        (Mode::Hybrid, Some(keys)) => store.search_sparse(&keys, candidates).await?,
+        _ => Vec::new(),
+    };
     let mut fused = match opts.mode {
-        Mode::Hybrid => rrf(&[&dense, &sparse], opts.rrf_k),
+        Mode::Hybrid => rrf_weighted(&[(&dense, 1.0), (&sparse, 1.0), (&keyed, KEY_WEIGHT)], opts.rrf_k),
         Mode::Dense => dense.iter().map(|s| (s.clone(), s.score)).collect(),
     };
     fused.truncate(opts.top_k);
@@ -82,11 +89,21 @@ pub async fn search(
 /// Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to
 /// every point it holds. Ties keep the order of first appearance.
 pub fn rrf(lists: &[&[Scored]], k: f32) -> Vec<(Scored, f32)> {
+    let weighted: Vec<(&[Scored], f32)> = lists.iter().map(|l| (*l, 1.0)).collect();
+    rrf_weighted(&weighted, k)
+}
+
+/// Weight of the list of chunks holding a key the query names
+/// (docs/EVALUATION.md, "Row lookups by key").
+pub const KEY_WEIGHT: f32 = 2.0;
+
+/// Reciprocal rank fusion where each list adds `weight / (k + rank)`.
+pub fn rrf_weighted(lists: &[(&[Scored], f32)], k: f32) -> Vec<(Scored, f32)> {
     let mut order: Vec<uuid::Uuid> = Vec::new();
     let mut fused: HashMap<uuid::Uuid, (Scored, f32)> = HashMap::new();
-    for list in lists {
+    for (list, weight) in lists {
         for (i, s) in list.iter().enumerate() {
-            let add = 1.0 / (k + (i + 1) as f32);
+            let add = weight / (k + (i + 1) as f32);
             fused.entry(s.id).and_modify(|e| e.1 += add).or_insert_with(|| {
                 order.push(s.id);
                 (s.clone(), add)
@@ -151,5 +168,15 @@ mod tests {
         // 1: 1/61 + 1/63; 3: 1/63 + 1/61 (tie, first seen wins); 2: 1/62; 4: 1/62.
         assert_eq!(ids, [1, 3, 2, 4]);
         assert!((fused[0].1 - (1.0 / 61.0 + 1.0 / 63.0)).abs() < 1e-7);
+    }
+
+    #[test]
+    fn a_weighted_key_list_lifts_what_only_it_found() {
+        // Dense and BM25 agree on 1 and 2; only the key list holds 9.
+        let (dense, sparse, keyed) = ([scored(1), scored(2)], [scored(2), scored(1), scored(9)], [scored(9)]);
+        let plain = rrf(&[&dense, &sparse, &keyed], 60.0);
+        assert_ne!(plain[0].0.id.as_u128(), 9, "unweighted, agreement wins");
+        let fused = rrf_weighted(&[(&dense, 1.0), (&sparse, 1.0), (&keyed, KEY_WEIGHT)], 60.0);
+        assert_eq!(fused[0].0.id.as_u128(), 9);
     }
 }

@@ -1,0 +1,211 @@
+//! Keys as people type them: a date, an identifier or a number is written
+//! one way in a table cell (`2015-04-28`, `SKU-1042`, `1,042,300`) and
+//! another in a question (`28 April 2015`, `sku 1042`, `1042300`). The
+//! lexical tokenizer cuts them into pieces that match other rows as well
+//! (`2015`, `04`, `28`) or not at all (`sku1042` against `sku` + `1042`).
+//! These functions add one whole, normalised term per key, on the document
+//! side and on the query side alike, so that a row is found by its key
+//! however either side wrote it:
+//!
+//! - dates → `d20150428` (ISO, `/` and `.` separated, day-month-year and
+//!   month-day-year where the numbers allow both, two-digit years, English
+//!   month names and abbreviations before or after the day);
+//! - identifiers with separators → their letters and digits joined
+//!   (`INV/2024/0042` → `inv20240042`); in a query, a short word followed by
+//!   a number is joined too (`SKU 1042` → `sku1042`);
+//! - numbers with thousands separators → their digits (`1,042,300` →
+//!   `1042300`).
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The key terms of `text`, to be indexed beside its words. `query` adds
+/// the joins a person makes when typing an identifier with a space.
+pub fn key_terms(text: &str, query: bool) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '|' | ';' | '(' | ')' | '[' | ']' | '"' | '\''))
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ':' | '!' | '?') || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if let Some(dates) = numeric_date(w) {
+            out.extend(dates);
+        } else if let Some(n) = grouped_number(w) {
+            out.push(n);
+        } else if let Some(id) = identifier(w) {
+            out.push(id);
+        }
+        if month(w).is_some() {
+            out.extend(worded_date(&words, i));
+        }
+        if query
+            && let Some(next) = words.get(i + 1)
+            && (2..=6).contains(&w.len())
+            && w.chars().all(|c| c.is_ascii_alphabetic())
+            && next.chars().all(|c| c.is_ascii_digit())
+            && month(w).is_none()
+        {
+            out.push(format!("{}{next}", w.to_ascii_lowercase()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn date_term(y: u32, m: u32, d: u32) -> Option<String> {
+    let days = match m {
+        2 => 29,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => return None,
+    };
+    ((1..=days).contains(&d) && (1000..=2999).contains(&y)).then(|| format!("d{y:04}{m:02}{d:02}"))
+}
+
+fn year(s: &str) -> Option<u32> {
+    let n: u32 = s.parse().ok()?;
+    match s.len() {
+        4 => Some(n),
+        // Two digits: 00–49 are this century, 50–99 the last.
+        2 => Some(if n < 50 { 2000 + n } else { 1900 + n }),
+        _ => None,
+    }
+}
+
+/// `2015-04-28`, `2015/4/28`, `28.04.2015`, `04/28/2015`, `11/11/07`: every
+/// reading the numbers allow.
+fn numeric_date(w: &str) -> Option<Vec<String>> {
+    let sep = w.chars().find(|c| matches!(c, '-' | '/' | '.'))?;
+    let parts: Vec<&str> = w.split(sep).collect();
+    if parts.len() != 3 {
+        return None;
+    }
+    // 28-Apr-2015
+    if let (Some(d), Some(m), Some(y)) = (day(parts[0]), month(parts[1]), year(parts[2])) {
+        return date_term(y, m, d).map(|t| vec![t]);
+    }
+    if parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    let num = |s: &str| s.parse::<u32>().ok();
+    let mut out = Vec::new();
+    if parts[0].len() == 4 {
+        out.extend(date_term(num(parts[0])?, num(parts[1])?, num(parts[2])?));
+    } else if parts[0].len() <= 2 && parts[1].len() <= 2 {
+        let y = year(parts[2])?;
+        let (a, b) = (num(parts[0])?, num(parts[1])?);
+        out.extend(date_term(y, b, a));
+        out.extend(date_term(y, a, b));
+    }
+    out.dedup();
+    (!out.is_empty()).then_some(out)
+}
+
+/// `April`, `apr`, `Apr.`, `Sept` → the month's number. "May" and "March"
+/// are words too: a month counts only beside a day and a year.
+fn month(w: &str) -> Option<u32> {
+    let w = w.trim_end_matches('.').to_ascii_lowercase();
+    let abbreviates = |m: &str| (w.len() == 3 || w == "sept") && m.starts_with(w.as_str());
+    MONTHS.iter().position(|m| *m == w || abbreviates(m)).map(|i| i as u32 + 1)
+}
+
+fn day(w: &str) -> Option<u32> {
+    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &w[digits.len()..];
+    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2 {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A month name at `i` with a day and a year around it: `28 April 2015`,
+/// `April 28, 2015`, `Apr 28 2015`, `28-Apr-2015` (one word).
+fn worded_date(words: &[&str], i: usize) -> Option<String> {
+    let m = month(words[i])?;
+    let at = |j: usize| words.get(j).copied();
+    let four = |w: Option<&str>| w.filter(|w| w.len() == 4).and_then(year);
+    if let (Some(d), Some(y)) = (i.checked_sub(1).and_then(at).and_then(day), four(at(i + 1))) {
+        return date_term(y, m, d);
+    }
+    if let (Some(d), Some(y)) = (at(i + 1).and_then(day), four(at(i + 2))) {
+        return date_term(y, m, d);
+    }
+    None
+}
+
+/// `1,042,300` or `12,500.75` → the integer's digits.
+fn grouped_number(w: &str) -> Option<String> {
+    let int = w.split('.').next()?;
+    let groups: Vec<&str> = int.split(',').collect();
+    let well_formed = groups.len() >= 2
+        && (1..=3).contains(&groups[0].len())
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_digit()));
+    well_formed.then(|| groups.concat())
+}
+
+/// `SKU-1042`, `INV/2024/0042`, `AB_12.3`: letters and digits joined,
+/// lower-cased; only for words with a separator, a letter and a digit
+/// (others are whole tokens already, or decimals such as `39.1`).
+fn identifier(w: &str) -> Option<String> {
+    let has_sep = w.chars().any(|c| matches!(c, '-' | '/' | '_' | '.'));
+    let has_digit = w.chars().any(|c| c.is_ascii_digit());
+    let has_letter = w.chars().any(|c| c.is_ascii_alphabetic());
+    let only = w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '/' | '_' | '.'));
+    if !(has_sep && has_digit && has_letter && only) || w.contains("//") || w.len() > 40 {
+        return None;
+    }
+    let joined: String = w.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect();
+    (joined.len() >= 3).then_some(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_terms;
+
+    fn doc(s: &str) -> Vec<String> {
+        key_terms(s, false)
+    }
+
+    #[test]
+    fn dates_in_every_common_form_meet() {
+        let cell = doc("2015-04-28 | 0.0 | 20.6");
+        assert_eq!(cell, ["d20150428"]);
+        for asked in ["28 April 2015", "April 28, 2015", "april 28th 2015", "Apr 28 2015", "2015/04/28", "28.04.2015"] {
+            assert!(key_terms(asked, true).contains(&"d20150428".to_string()), "{asked}");
+        }
+        // Both readings when the numbers allow them; one when they do not.
+        assert_eq!(doc("04/05/2015"), ["d20150405", "d20150504"]);
+        assert_eq!(doc("04/28/2015"), ["d20150428"]);
+        assert_eq!(doc("11/11/07"), ["d20071111"]);
+        assert_eq!(doc("Jan 1 2000"), ["d20000101"]);
+        assert_eq!(doc("28-Apr-2015"), ["d20150428"]);
+        assert!(doc("2015-13-45").is_empty() && doc("may be 2015").is_empty());
+    }
+
+    #[test]
+    fn identifiers_and_numbers_join() {
+        assert_eq!(doc("order SKU-1042 shipped"), ["sku1042"]);
+        assert_eq!(doc("INV/2024/0042"), ["inv20240042"]);
+        assert!(key_terms("where is sku 1042", true).contains(&"sku1042".to_string()));
+        assert!(doc("where is sku 1042").is_empty(), "joins across a space only in queries");
+        assert_eq!(doc("population 1,042,300 people"), ["1042300"]);
+        assert_eq!(doc("costs 12,500.75"), ["12500"]);
+        assert!(doc("plain words and 42 and v2, 39.1 mm").is_empty());
+        assert!(doc("https://example.com/a-1").is_empty());
+    }
+}
