@@ -6,7 +6,8 @@
 //! and the coordinator in the middle of a sync. At the end nothing is lost,
 //! stuck, duplicated or miscounted, and one JSON summary says so.
 //!
-//! `cargo test` runs the short form (one fault of each kind, 24 documents);
+//! `cargo test` runs the short form (one fault of each kind, 24 documents and
+//! the 20 small files that come with the killed coordinator's slice);
 //! `scripts/chaos.sh` runs the same test with the full plan through
 //! `RAGPIPE_CHAOS_*` (documents, worker kills, restarts per service, seed).
 //! It restarts the machine's RabbitMQ and PostgreSQL, so it is alone in its
@@ -39,6 +40,10 @@ const CORPUS: [(&str, &str); 12] = [
     ("code", "errors.go"),
     ("sheets", "truncated.xlsx"),
 ];
+
+/// Copies of a small source file that arrive with the killed coordinator's
+/// slice.
+const BURST: usize = 20;
 
 /// How hard to shake: from `RAGPIPE_CHAOS_*`, else the short form.
 struct Plan {
@@ -179,7 +184,16 @@ async fn nothing_is_lost_duplicated_or_miscounted_under_faults() {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 qdrant.launch();
             }
-            Fault::KillCoordinator => detail = kill_coordinator_mid_sync(&dep, docs.start).await,
+            Fault::KillCoordinator => {
+                // A burst of small files beside the slice, so the run has
+                // work left whenever the kill lands after its first document.
+                for j in 0..BURST {
+                    let mut code = fixture("code", "queue.js");
+                    code.extend_from_slice(format!("\n// burst copy {j}\n").as_bytes());
+                    dep.put(&format!("burst-{j:02}-queue.js"), code).await;
+                }
+                detail = kill_coordinator_mid_sync(&dep, docs.start).await;
+            }
         }
         let back = Instant::now();
         // Recovered: a document finished after the fault ended (one that
@@ -212,9 +226,9 @@ async fn nothing_is_lost_duplicated_or_miscounted_under_faults() {
     eprintln!(
         "chaos: {:>6.1}s every fault injected; waiting for {} documents to settle",
         at(Instant::now()),
-        plan.docs
+        plan.docs + BURST
     );
-    let docs = dep.settle_within(plan.docs, Duration::from_secs(900)).await;
+    let docs = dep.settle_within(plan.docs + BURST, Duration::from_secs(900)).await;
     eprintln!("chaos: {:>6.1}s settled", at(Instant::now()));
     let summary = summarise(&dep, &docs, &plan, log, at(Instant::now())).await;
     println!("CHAOS SUMMARY {}", serde_json::to_string(&summary).unwrap());
