@@ -187,7 +187,8 @@ where
     loop {
         match attempt().await {
             Ok(v) => return Some(v),
-            Err(e) => tracing::warn!(error = %e, ?backoff, "cannot reach {what}; retrying"),
+            // `{:#}`: with its causes (anyhow shows only the outer context otherwise).
+            Err(e) => tracing::warn!(error = %format!("{e:#}"), ?backoff, "cannot reach {what}; retrying"),
         }
         tokio::select! {
             _ = stop.wait_for(|s| *s) => return None,
