@@ -104,8 +104,7 @@ fn document(i: usize) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Documents finished (indexed or failed) so far, and documents known.
-async fn finished(dep: &Deployment) -> Option<(usize, usize)> {
-    let state = ragpipe_state::SqlStateStore::connect(&dep.state_url).await.ok()?;
+async fn finished(state: &ragpipe_state::SqlStateStore) -> Option<(usize, usize)> {
     let all = state.list(None).await.ok()?;
     Some((all.iter().filter(|d| matches!(d.status, DocStatus::Indexed | DocStatus::Failed)).count(), all.len()))
 }
@@ -120,6 +119,8 @@ async fn nothing_is_lost_duplicated_or_miscounted_under_faults() {
     dep.env.retain(|(k, _)| k != "RAGPIPE_EXTRACT_TIMEOUT_SECS");
     // A killed coordinator's lock runs out in 3 s instead of 60.
     dep.env.push(("RAGPIPE_SYNC_LEASE_SECS".into(), "3".into()));
+    // One pool for the monitor: it reconnects by itself after PostgreSQL restarts.
+    let monitor = dep.state().await;
     let started = Instant::now();
     let at = |t: Instant| t.duration_since(started).as_secs_f64();
 
@@ -198,10 +199,10 @@ async fn nothing_is_lost_duplicated_or_miscounted_under_faults() {
         let back = Instant::now();
         // Recovered: a document finished after the fault ended (one that
         // finished during the outage does not count).
-        let before = finished(&dep).await.unwrap_or_default().0;
+        let before = finished(&monitor).await.unwrap_or_default().0;
         let mut recovered = None;
         while back.elapsed() < Duration::from_secs(120) {
-            match finished(&dep).await {
+            match finished(&monitor).await {
                 Some((done, _)) if done > before => {
                     recovered = Some(back.elapsed().as_secs_f64());
                     break;

@@ -117,10 +117,14 @@ fn numeric_date(w: &str) -> Option<Vec<String>> {
 
 /// `April`, `apr`, `Apr.`, `Sept` → the month's number. "May" and "March"
 /// are words too: a month counts only beside a day and a year.
+/// Called on every word of every chunk at ingest: compares without allocating.
 fn month(w: &str) -> Option<u32> {
-    let w = w.trim_end_matches('.').to_ascii_lowercase();
-    let abbreviates = |m: &str| (w.len() == 3 || w == "sept") && m.starts_with(w.as_str());
-    MONTHS.iter().position(|m| *m == w || abbreviates(m)).map(|i| i as u32 + 1)
+    let w = w.trim_end_matches('.');
+    let abbreviation = w.len() == 3 || w.eq_ignore_ascii_case("sept");
+    let matches = |m: &str| {
+        m.eq_ignore_ascii_case(w) || (abbreviation && m.get(..w.len()).is_some_and(|p| p.eq_ignore_ascii_case(w)))
+    };
+    MONTHS.iter().position(|m| matches(m)).map(|i| i as u32 + 1)
 }
 
 fn day(w: &str) -> Option<u32> {
