@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${1:-eval/runs}"
 mkdir -p "$out"
-eval "$(scripts/provision-model.sh)"
+_env=$(scripts/provision-model.sh); eval "$_env"
 # RAGPIPE_BIN: a prebuilt binary (e.g. a copy, so rebuilding during a run is safe).
 if [[ -z "${RAGPIPE_BIN:-}" ]]; then
   cargo build --quiet -p ragpipe

@@ -20,9 +20,9 @@ if [[ "${1:-}" == --qdrant ]]; then QDRANT=1; shift; fi
 FOLDER="$(realpath "${1:-eval/corpus}")"
 COUNTS="${2:-1 2}"
 CORES=$(nproc)
-eval "$(scripts/provision-model.sh)"
+_env=$(scripts/provision-model.sh); eval "$_env"
 if [[ -n $QDRANT ]]; then
-  eval "$(scripts/qdrant-server.sh start)"
+  _env=$(scripts/qdrant-server.sh start); eval "$_env"
   trap 'scripts/qdrant-server.sh stop' EXIT
   export RAGPIPE_QDRANT_URL="$RAGPIPE_TEST_QDRANT_URL"
 fi

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 FOLDER="$(realpath "${1:-eval/corpus}")"
-eval "$(scripts/provision-model.sh)"
+_env=$(scripts/provision-model.sh); eval "$_env"
 cargo build --quiet -p ragpipe
 BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/ragpipe"
 work=$(mktemp -d)

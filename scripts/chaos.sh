@@ -28,8 +28,8 @@ while [ $# -gt 0 ]; do
 done
 scripts/qdrant-server.sh available >/dev/null \
   || { echo "chaos.sh: needs a qdrant binary on the PATH or at \$QDRANT_BIN (shared/tools/build-qdrant.sh)" >&2; exit 3; }
-eval "$(scripts/provision-model.sh)"
-eval "$(scripts/s3-server.sh start)"
+_env=$(scripts/provision-model.sh); eval "$_env"
+_env=$(scripts/s3-server.sh start); eval "$_env"
 trap 'scripts/s3-server.sh stop' EXIT
 export RAGPIPE_TEST_POSTGRES_URL="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 echo "chaos.sh: building the chaos test (cargo shows its progress; the first build takes minutes)" >&2

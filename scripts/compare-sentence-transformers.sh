@@ -141,7 +141,7 @@ log "load average before: $LOAD_BEFORE ($(nproc) cores)"
 cd "$ROOT"
 
 # ---- model ----------------------------------------------------------------
-eval "$("$ROOT/scripts/provision-model.sh")"
+_env=$("$ROOT/scripts/provision-model.sh"); eval "$_env"
 [[ -f "$RAGPIPE_MODEL_DIR/modules.json" ]] || die "$RAGPIPE_MODEL_DIR is not a sentence-transformers checkpoint"
 
 # ---- sentence-transformers venv -------------------------------------------

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(scripts/provision-model.sh)"
+_env=$(scripts/provision-model.sh); eval "$_env"
 # The first build compiles ~600 crates (15-25 minutes on 2 cores): cargo's
 # own progress lines show it moving; later runs take seconds.
 echo "demo: building ragpipe (cargo build -p ragpipe; the first build takes 15-25 minutes on 2 cores)" >&2

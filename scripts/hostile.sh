@@ -49,7 +49,7 @@ else
   BIN="$ROOT/target/debug/ragpipe"
 fi
 
-eval "$("$ROOT/scripts/provision-model.sh")"
+_env=$("$ROOT/scripts/provision-model.sh"); eval "$_env"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/ragpipe-hostile.XXXXXX")"
 cleanup() {

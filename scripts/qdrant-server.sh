@@ -12,8 +12,9 @@
 # only, on free ports, with a throwaway storage folder that `stop` removes.
 set -euo pipefail
 
-CACHE="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}"
-ROOT="$CACHE/qdrant"
+# What a running server owns (state, log) lives in this checkout's target/:
+# two checkouts on one machine each run and stop their own.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/servers/qdrant"
 STATE="$ROOT/server.env"
 
 log() { printf 'qdrant-server: %s\n' "$*" >&2; }

