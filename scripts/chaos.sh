@@ -32,8 +32,12 @@ _env=$(scripts/provision-model.sh); eval "$_env"
 _env=$(scripts/s3-server.sh start); eval "$_env"
 trap 'scripts/s3-server.sh stop' EXIT
 export RAGPIPE_TEST_POSTGRES_URL="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
-echo "chaos.sh: building the chaos test (cargo shows its progress; the first build takes minutes)" >&2
-cargo test --workspace --features ragpipe/server-tests --test chaos --no-run
+echo "chaos.sh: building ragpipe and the chaos test (cargo shows its progress; the first build takes minutes)" >&2
+# The test runs target/debug/ragpipe, which cargo does not build for another
+# package's tests. Built with the test target and the same features as the
+# `cargo test` below, cargo resolves the dependency graph's features as that
+# `cargo test` (and scripts/test.sh) does, so the graph is built once.
+cargo build --workspace --bins --test chaos --features ragpipe-integration-tests/server-tests
 OUT=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 SUMMARY=$OUT/chaos-summary.json LOG=$OUT/chaos.log
 rm -f "$SUMMARY"
@@ -41,7 +45,7 @@ echo "chaos.sh: seed $SEED, $DOCS documents, $KILLS worker kills, $RESTARTS rest
 echo "chaos.sh: one line per fault below; the workers' own logs go to $LOG" >&2
 RAGPIPE_CHAOS_SEED=$SEED RAGPIPE_CHAOS_DOCS=$DOCS RAGPIPE_CHAOS_WORKER_KILLS=$KILLS RAGPIPE_CHAOS_RESTARTS=$RESTARTS \
 RAGPIPE_CHAOS_SUMMARY=$SUMMARY \
-  cargo test --workspace --features ragpipe/server-tests --test chaos -- --nocapture 2>&1 \
+  cargo test --workspace --features ragpipe-integration-tests/server-tests --test chaos -- --nocapture 2>&1 \
   | tee "$LOG" | grep --line-buffered -E '^chaos:|panicked|^test result' >&2 \
   && status=0 || status=${PIPESTATUS[0]}
 [ -f "$SUMMARY" ] && cat "$SUMMARY"

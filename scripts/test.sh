@@ -21,13 +21,13 @@ if [[ -z "${RAGPIPE_TEST_QDRANT_URL:-}" ]] && scripts/qdrant-server.sh available
 fi
 SERVER_TESTS=()
 if [[ -n "${RAGPIPE_TEST_QDRANT_URL:-}" ]]; then
-  SERVER_TESTS=(--features ragpipe/server-tests)
+  SERVER_TESTS=(--features ragpipe-integration-tests/server-tests)
 else
   echo "test.sh: NOTE: ================================================================" >&2
   echo "test.sh: NOTE: no qdrant binary on the PATH (or at \$QDRANT_BIN) and RAGPIPE_TEST_QDRANT_URL unset:" >&2
   echo "test.sh: NOTE: the Qdrant SERVER test binaries (shared/vectors/tests/qdrant.rs: the VectorStore" >&2
-  echo "test.sh: NOTE: and Collections suites on a server; services/ragpipe/tests/qdrant_server.rs: two" >&2
-  echo "test.sh: NOTE: extractors and two embedders on it; services/ragpipe/tests/chaos.rs) are NOT run." >&2
+  echo "test.sh: NOTE: and Collections suites on a server; integration-tests/tests/qdrant_server.rs: two" >&2
+  echo "test.sh: NOTE: extractors and two embedders on it; integration-tests/tests/chaos.rs) are NOT run." >&2
   echo "test.sh: NOTE: ================================================================" >&2
 fi
 # How many tests a run without a server leaves out, counted from the
@@ -35,7 +35,7 @@ fi
 report_skipped() {
   [[ ${#SERVER_TESTS[@]} -eq 0 ]] || return 0
   local n
-  n=$(cargo test --quiet --workspace --features ragpipe/server-tests --test qdrant --test qdrant_server --test chaos \
+  n=$(cargo test --quiet --workspace --features ragpipe-integration-tests/server-tests --test qdrant --test qdrant_server --test chaos \
         -- --list --format terse 2>/dev/null | grep -c ': test$' || true)
   echo "test.sh: NOTE: $n tests need a Qdrant server and did NOT run (put a qdrant v1.16 binary on the PATH or at \$QDRANT_BIN)" >&2
 }
@@ -43,10 +43,15 @@ report_skipped() {
 _env=$(scripts/browser.sh); eval "$_env"
 # The Kubernetes manifests and compose file (schemas and cross-references).
 scripts/check-deploy.sh
+# The end-to-end tests (integration-tests/) run target/debug/ragpipe, which
+# cargo does not build for another package's tests: build it first, with the
+# same features as the tests and --tests, so cargo resolves the dependency
+# graph's features exactly as `cargo test` does and builds it once, not twice.
+# The golden-set check and the gate below run this binary too.
+cargo build --workspace --bins --tests "${SERVER_TESTS[@]}"
 cargo test --workspace --no-fail-fast "${SERVER_TESTS[@]}"
 # The golden set's needles (PDF, workbook, code and audio text comes from
 # `ragpipe text`), then the retrieval regression gate (docs/EVALUATION.md).
-cargo build --quiet -p ragpipe "${SERVER_TESTS[@]}"
 python3 eval/check_golden.py
 eval/gate.sh
 report_skipped

@@ -15,11 +15,11 @@ use ragpipe_coordinator::{SyncOptions, sync_once};
 use ragpipe_embed::{ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
 use ragpipe_embedder::{EmbedStage, Targets};
 use ragpipe_extract::Limits;
-use ragpipe_extractor::{Extractor, ExtractorConfig, Isolation};
-use ragpipe_queue::{MemoryQueue, Topic};
+use ragpipe_extractor::{ExtractStage, ExtractorConfig, Isolation};
+use ragpipe_queue::{Activity, Handler, MemoryQueue, Topic};
 use ragpipe_source::FolderSource;
 use ragpipe_state::SqlStateStore;
-use ragpipe_vectors::{Bm25, CollectionSpec, EdgeStore};
+use ragpipe_vectors::{CollectionSpec, EdgeStore};
 use std::sync::Arc;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -90,32 +90,29 @@ async fn one_trace_follows_each_document_across_the_stages_and_metrics_are_recor
     let vectors = Arc::new(EdgeStore::open(&data.path().join("vectors"), &spec).unwrap());
     let source = Arc::new(FolderSource::new(folder.path()).unwrap());
     let queue = Arc::new(MemoryQueue::new(64));
-    let extractor = Arc::new(Extractor {
-        source: source.clone(),
-        state: state.clone(),
-        queue: queue.clone(),
-        counter: tokenizer,
-        config: ExtractorConfig {
-            max_bytes: 1 << 20,
-            batch_size: 4,
-            chunking: ChunkConfig { budget: 64, ..ChunkConfig::default() },
-            limits: Limits::default(),
-            isolation: Isolation::InProcess,
-            max_attempts: 3,
-            max_chunks: 10_000,
-        },
-    });
-    let stage = Arc::new(EmbedStage {
-        state: state.clone(),
-        queue: queue.clone(),
-        targets: Arc::new(Targets::fixed(vectors, spec.clone())),
-        embedder,
-        bm25: Arc::new(Bm25::english()),
-    });
+    let config = ExtractorConfig {
+        max_bytes: 1 << 20,
+        batch_size: 4,
+        chunking: ChunkConfig { budget: 64, ..ChunkConfig::default() },
+        limits: Limits::default(),
+        isolation: Isolation::InProcess,
+        max_attempts: 3,
+        max_chunks: 10_000,
+    };
+    let ports = ragpipe_extractor::Ports { source: source.clone(), state: state.clone(), counter: tokenizer };
+    let extractor: Arc<dyn Handler> = Arc::new(ExtractStage::new(config, ports, queue.clone()));
+    let targets = Arc::new(Targets::fixed(vectors, spec.clone()));
+    let stage: Arc<dyn Handler> =
+        Arc::new(EmbedStage::new(ragpipe_embedder::Ports { state: state.clone(), targets, embedder }));
     let report = sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), SyncOptions::default()).await.unwrap();
     assert_eq!(report.new, 2);
-    let ex = tokio::spawn(ragpipe_extractor::run(extractor, std::future::pending()));
-    let em = tokio::spawn(ragpipe_embedder::run(stage, std::future::pending()));
+    let consume = |handler: Arc<dyn Handler>| {
+        let queue = queue.clone();
+        tokio::spawn(async move {
+            ragpipe_queue::consume(queue.as_ref(), handler.as_ref(), &Activity::default(), std::future::pending()).await
+        })
+    };
+    let (ex, em) = (consume(extractor), consume(stage));
     queue.close(Topic::Extract);
     ex.await.unwrap().unwrap();
     queue.close(Topic::Embed);

@@ -10,7 +10,7 @@
 //! its own, so a name that looks like HTML stays a name.
 
 use crate::params::{RawFilter, document_id, invalid};
-use crate::{Admin, AdminError, DocumentView, Filter, auth, group_failures};
+use crate::{Admin, AdminError, DocumentView, auth, group_failures};
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -194,40 +194,16 @@ fn body_error(rejection: JsonRejection) -> AdminError {
     invalid("body", problem)
 }
 
-/// Counts by status, the current model and pipeline, stale documents,
-/// queue depths, recent sync runs and the reindex in progress.
-async fn status(State(admin): State<Admin>) -> Result<Json<serde_json::Value>, AdminError> {
-    let mut counts = serde_json::Map::new();
-    for (s, c) in admin.state.counts().await? {
-        counts.insert(s.as_str().into(), json!(c.documents));
-    }
-    let stale = admin.documents(&Filter { stale: true, ..Filter::default() }).await?.len();
-    let mut queues = serde_json::Map::new();
-    if let Some(queue) = &admin.queue {
-        for topic in [Topic::Extract, Topic::Embed] {
-            queues.insert(format!("{topic:?}").to_lowercase(), json!(queue.depth(topic).await?));
-        }
-    }
-    let syncs = admin.state.sync_runs(10).await?;
-    let reindex = reindex_view(&admin).await?;
-    Ok(Json(json!({
-        "documents": counts, "stale": stale, "current": admin.current().await?,
-        "queues": queues, "syncs": syncs, "reindex": reindex,
-    })))
+/// Counts by status, failed and stale documents, the current seal, queue
+/// depths, recent sync runs and the reindex in progress: what `ragpipe
+/// status --json` prints.
+async fn status(State(admin): State<Admin>) -> Result<Json<crate::Status>, AdminError> {
+    Ok(Json(crate::status(admin.state.as_ref(), admin.queue.as_deref(), &admin.current).await?))
 }
 
 /// The live index, the build in progress with its progress, kept ones.
-async fn reindex(State(admin): State<Admin>) -> Result<Json<serde_json::Value>, AdminError> {
-    Ok(Json(reindex_view(&admin).await?))
-}
-
-async fn reindex_view(admin: &Admin) -> Result<serde_json::Value, AdminError> {
-    let status = crate::reindex::status(admin.state.as_ref()).await?;
-    let (done, total) = status.progress();
-    let mut view = serde_json::to_value(&status).map_err(|e| AdminError::BadRequest(e.to_string()))?;
-    view["done"] = json!(done);
-    view["total"] = json!(total);
-    Ok(view)
+async fn reindex(State(admin): State<Admin>) -> Result<Json<crate::reindex::ReindexStatus>, AdminError> {
+    Ok(Json(crate::reindex::status(admin.state.as_ref()).await?))
 }
 
 /// Ready when the state store (and the broker, in the distributed mode) answer.

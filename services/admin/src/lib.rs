@@ -10,15 +10,15 @@ mod auth;
 mod documents;
 mod http;
 mod params;
-mod probes;
 pub mod reindex;
 mod retry;
+mod status;
 
 pub use documents::{Current, DocumentView, Filter, ReasonGroup, group_failures};
 pub use http::{MAX_BODY_BYTES, bind, router, serve};
 pub use params::MAX_REASON_BYTES;
-pub use probes::serve_probes;
 pub use retry::{Queued, RetryReport, retry};
+pub use status::{Entry, MAX_LISTED, Status, status};
 
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocumentId};

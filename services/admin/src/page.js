@@ -78,12 +78,12 @@ async function showDetail(id) {
 async function refresh() {
   const [status, list] = await Promise.all([api("/status"), api("/documents?" + filterQuery())]);
   const counts = Object.entries(status.documents).map(([s, n]) => `${s} ${n}`).join(" · ") || "no documents";
-  $("#summary").textContent = `${counts} · stale ${status.stale} (model ${status.current.model}, pipeline ${status.current.pipeline_version})`;
+  $("#summary").textContent = `${counts} · stale ${status.stale_total} (model ${status.current.model}, pipeline ${status.current.pipeline_version})`;
   const queues = Object.entries(status.queues).map(([q, n]) => `${q} queue ${n}`).join(" · ");
   const last = status.syncs[0];
   $("#syncs").textContent = (last ? `last sync: ${last.state}, ${ago(last.started_at)} by ${last.holder}` : "no sync recorded") + (queues ? " · " + queues : "");
 
-  const ix = status.reindex;
+  const ix = status.index;
   $("#index-live").textContent = ix.live ? `live index ${ix.live.name} (${ix.live.model}, pipeline ${ix.live.pipeline_version})` : "";
   const box = $("#reindex-progress");
   if (ix.building) {

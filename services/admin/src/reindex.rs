@@ -14,6 +14,7 @@
 
 use crate::AdminError;
 use ragpipe_core::DocStatus;
+use ragpipe_queue::{Queue, Topic};
 use ragpipe_state::{IndexRecord, IndexState, NewIndex, Retried, StateStore, live_index};
 use ragpipe_vectors::{CollectionSpec, Collections};
 use serde::Serialize;
@@ -31,13 +32,15 @@ pub struct ReindexStatus {
     pub indexed: i64,
     pub failed: i64,
     pub pending: i64,
+    /// Documents done (indexed or failed) out of all in the build.
+    pub done: i64,
+    pub total: i64,
 }
 
 impl ReindexStatus {
     /// Documents done (indexed or failed) out of all in the build.
     pub fn progress(&self) -> (i64, i64) {
-        let done = self.indexed + self.failed;
-        (done, done + self.pending)
+        (self.done, self.total)
     }
 }
 
@@ -45,14 +48,15 @@ pub async fn status(state: &dyn StateStore) -> Result<ReindexStatus, AdminError>
     let indexes = state.indexes().await?;
     let one = |st: IndexState| indexes.iter().find(|i| i.state == st).cloned();
     let counts = state.counts().await?;
-    let count = |st: DocStatus| counts.iter().find(|(s, _)| *s == st).map_or(0, |(_, c)| c.documents);
     Ok(ReindexStatus {
         live: one(IndexState::Live),
         building: one(IndexState::Building),
         retired: indexes.iter().filter(|i| i.state == IndexState::Retired).cloned().collect(),
-        indexed: count(DocStatus::Indexed),
-        failed: count(DocStatus::Failed),
-        pending: counts.iter().filter(|(s, _)| s.is_pending()).map(|(_, c)| c.documents).sum(),
+        indexed: counts.documents(DocStatus::Indexed),
+        failed: counts.documents(DocStatus::Failed),
+        pending: counts.pending(),
+        done: counts.done(),
+        total: counts.done() + counts.pending(),
     })
 }
 
@@ -176,12 +180,40 @@ async fn requeue_stale(
 }
 
 /// The documents a build (or an in-place reindex) waits on, for publishing.
-pub async fn queued(state: &dyn StateStore, only: Option<&[String]>) -> Result<Vec<Retried>, AdminError> {
+async fn queued(state: &dyn StateStore, only: Option<&[String]>) -> Result<Vec<Retried>, AdminError> {
     let queued = state.queued().await?;
     Ok(match only {
         Some(ids) => queued.into_iter().filter(|r| ids.iter().any(|i| i == r.id.as_str())).collect(),
         None => queued,
     })
+}
+
+/// Publishes the extract jobs of the documents a reindex queued, once per
+/// build (a resumed build whose jobs all went out publishes none; an
+/// in-place reindex publishes the documents it requeued, `only`). Returns
+/// how many went out. Like a retry's, in the distributed mode only: the
+/// embedded mode's next ingest processes queued documents.
+pub async fn publish(
+    state: &dyn StateStore,
+    queue: &dyn Queue,
+    started: &Started,
+    only: Option<&[String]>,
+) -> Result<usize, AdminError> {
+    let build = match started {
+        Started::Build { index } | Started::Resumed { index } => Some(index),
+        Started::InPlace { .. } => None,
+    };
+    if build.is_some_and(|b| b.published) {
+        return Ok(0);
+    }
+    let docs = queued(state, only).await?;
+    for d in &docs {
+        queue.publish(Topic::Extract, d.job().to_bytes()).await?;
+    }
+    if let Some(b) = build {
+        state.build_published(&b.name).await?;
+    }
+    Ok(docs.len())
 }
 
 /// A swap that happened.

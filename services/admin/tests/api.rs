@@ -231,7 +231,7 @@ async fn reindex_progress_and_the_seal_it_writes_are_reported() {
         (Some(5), Some(0), Some(5))
     );
     let (_, status) = call(&admin, "GET", "/api/status", None, None).await;
-    assert_eq!(status["reindex"]["building"]["pipeline_version"], "2");
+    assert_eq!(status["index"]["building"]["pipeline_version"], "2");
     assert_eq!(status["current"]["pipeline_version"], "2", "documents are compared with the index being written");
     assert_eq!(status["documents"]["queued"].as_i64(), Some(5), "every document queued for the new index");
 }

@@ -5,9 +5,14 @@
 //! A listing that ends in an error never deletes anything: a partial listing
 //! would otherwise look like a mass deletion.
 
+mod service;
+
+pub use service::{Ports, RunEnd, run};
+
 use ragpipe_core::{DeleteJob, DocumentId, ExtractJob, Job, SCHEMA_VERSION};
 use ragpipe_queue::{Queue, QueueError, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
+pub use ragpipe_state::{MAX_SKIPPED_KEPT, SkippedEntry, SyncReport};
 use ragpipe_state::{Observation, Observed, StateError, StateStore, SyncRun};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tracing::Instrument;
@@ -27,44 +32,6 @@ pub enum CoordinatorError {
     /// before deleting anything.
     #[error("sync run {0} lost its lock (it stalled longer than its lease) and stopped")]
     LockLost(i64),
-}
-
-/// What one sync run found and did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SyncReport {
-    pub listed: u64,
-    pub new: u64,
-    pub changed: u64,
-    /// Unfinished documents enqueued again (their previous run died).
-    pub resumed: u64,
-    pub unchanged: u64,
-    pub deleted: u64,
-    /// Entries the source listed but cannot read as documents.
-    #[serde(default)]
-    pub skipped: u64,
-    /// The first [`MAX_SKIPPED_KEPT`] of them with their reasons; recorded
-    /// with the run, so `ragpipe status` shows why a file is not indexed.
-    #[serde(default)]
-    pub skipped_entries: Vec<SkippedEntry>,
-}
-
-/// A listed entry that is not a document: a symlink out of the folder, a
-/// FIFO, a dangling link, a name that is not UTF-8.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SkippedEntry {
-    pub key: String,
-    pub reason: String,
-}
-
-/// Skipped entries kept per run: enough to act on, bounded for a bucket
-/// where millions of entries could be skipped.
-pub const MAX_SKIPPED_KEPT: usize = 1000;
-
-impl SyncReport {
-    /// Extract jobs this run published.
-    pub fn enqueued(&self) -> u64 {
-        self.new + self.changed + self.resumed
-    }
 }
 
 /// Options of a sync run.

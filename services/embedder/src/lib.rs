@@ -1,4 +1,5 @@
-//! The embedder stage: embed batches in, points and state out.
+//! The embedder stage: embed batches in, points and state out. [`run`]
+//! serves it (`ragpipe serve embedder`); [`EmbedStage`] is one worker's job.
 //!
 //! embed (blocking thread) -> upsert points with deterministic ids -> record
 //! the batch (idempotent) -> on the generation's last batch: count the
@@ -8,8 +9,10 @@
 //! The collection written is the registry's write target (see [`Targets`]):
 //! the index a reindex is building, else the live one.
 
+mod service;
 mod stage;
 mod target;
 
-pub use stage::{EmbedStage, Outcome, run};
-pub use target::{Target, TargetError, Targets, spec_of};
+pub use service::{Ports, run};
+pub use stage::{EmbedOutcome, EmbedStage};
+pub use target::{Target, TargetError, Targets};

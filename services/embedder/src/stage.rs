@@ -1,12 +1,12 @@
 use crate::{Target, Targets};
+use async_trait::async_trait;
 use opentelemetry::KeyValue;
 use ragpipe_core::{DeleteJob, DocStatus, EmbedJob, Job, Stage, point_id};
 use ragpipe_embed::Embedder;
-use ragpipe_queue::{Delivery, Queue, QueueError, Topic};
+use ragpipe_queue::{Delivery, Handler, Outcome, Topic};
 use ragpipe_state::{BatchStats, Completion, StateStore};
 use ragpipe_telemetry::metrics::metrics;
 use ragpipe_vectors::{Bm25, ChunkPayload, Point};
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -14,16 +14,15 @@ use tracing::Instrument;
 /// Everything one embedder worker talks to.
 pub struct EmbedStage {
     pub state: Arc<dyn StateStore>,
-    pub queue: Arc<dyn Queue>,
     /// The collection batches go to: the registry's write target.
     pub targets: Arc<Targets>,
     pub embedder: Arc<dyn Embedder>,
     pub bm25: Arc<Bm25>,
 }
 
-/// How a job ended.
+/// How an embed or delete job ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum EmbedOutcome {
     /// Batch stored; `completed` when it finished its document.
     Stored {
         chunks: usize,
@@ -36,24 +35,13 @@ pub enum Outcome {
     Retry(String),
 }
 
-/// Consumes embed jobs until the queue closes or `shutdown` resolves.
-pub async fn run(stage: Arc<EmbedStage>, shutdown: impl Future<Output = ()>) -> Result<(), QueueError> {
-    let mut consumer = stage.queue.consume(Topic::Embed).await?;
-    tokio::pin!(shutdown);
-    loop {
-        let delivery = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            next = consumer.next() => match next {
-                Some(d) => d?,
-                None => return Ok(()),
-            },
-        };
-        stage.settle(delivery).await?;
+#[async_trait]
+impl Handler for EmbedStage {
+    fn topic(&self) -> Topic {
+        Topic::Embed
     }
-}
 
-impl EmbedStage {
-    async fn settle(&self, delivery: Delivery) -> Result<(), QueueError> {
+    async fn handle(&self, delivery: &Delivery) -> Outcome {
         let outcome = match Job::from_bytes(&delivery.payload) {
             Ok(Job::Embed(job)) => {
                 // Continues the document's trace from the extractor.
@@ -67,27 +55,26 @@ impl EmbedStage {
                     chunks = job.chunks.len(),
                 );
                 ragpipe_telemetry::continue_trace(&span, &delivery.headers);
-                self.embed(&job).instrument(span).await
+                self.process(&job).instrument(span).await
             }
             Ok(Job::Delete(job)) => {
                 let span = tracing::info_span!("delete_job", document.id = %job.document_id);
                 ragpipe_telemetry::continue_trace(&span, &delivery.headers);
                 self.delete(&job).instrument(span).await
             }
-            Ok(Job::Extract(_)) => return delivery.reject("extract job on the embed queue").await,
-            Err(reason) => return delivery.reject(reason).await,
+            Ok(Job::Extract(_)) => return Outcome::Poison("extract job on the embed queue".into()),
+            Err(reason) => return Outcome::Poison(reason.to_string()),
         };
         match outcome {
-            Outcome::Retry(reason) => {
-                tracing::warn!(%reason, "embed job will be retried");
-                delivery.retry().await
-            }
-            _ => delivery.ack().await,
+            EmbedOutcome::Retry(reason) => Outcome::Retry(reason),
+            _ => Outcome::Done,
         }
     }
+}
 
+impl EmbedStage {
     /// Stores one batch. Public so tests can deliver a job twice.
-    pub async fn embed(&self, job: &EmbedJob) -> Outcome {
+    pub async fn process(&self, job: &EmbedJob) -> EmbedOutcome {
         let id = &job.document_id;
         match self.state.get(id).await {
             Ok(Some(doc)) if doc.generation == job.generation && doc.status == DocStatus::Embedding => {}
@@ -96,22 +83,22 @@ impl EmbedStage {
             Ok(Some(doc)) if doc.generation == job.generation && doc.status == DocStatus::Indexed => {
                 return match self.targets.resolve().await {
                     Ok(target) => match target.store.delete_document(id, Some(job.generation)).await {
-                        Ok(()) => Outcome::Stale,
-                        Err(e) => Outcome::Retry(e.to_string()),
+                        Ok(()) => EmbedOutcome::Stale,
+                        Err(e) => EmbedOutcome::Retry(e.to_string()),
                     },
-                    Err(e) => Outcome::Retry(e.to_string()),
+                    Err(e) => EmbedOutcome::Retry(e.to_string()),
                 };
             }
-            Ok(_) => return Outcome::Stale,
-            Err(e) => return Outcome::Retry(e.to_string()),
+            Ok(_) => return EmbedOutcome::Stale,
+            Err(e) => return EmbedOutcome::Retry(e.to_string()),
         }
         let target = match self.targets.resolve().await {
             Ok(t) => t,
-            Err(e) => return Outcome::Retry(e.to_string()),
+            Err(e) => return EmbedOutcome::Retry(e.to_string()),
         };
         if target.spec.model != self.embedder.model() || target.spec.dims != self.embedder.dims() {
             // Another worker (deployed for the new model) must take it.
-            return Outcome::Retry(format!(
+            return EmbedOutcome::Retry(format!(
                 "index {} is sealed to {} ({} dims); this embedder runs {}",
                 target.name,
                 target.spec.model,
@@ -161,7 +148,7 @@ impl EmbedStage {
             })
             .collect();
         if let Err(e) = target.store.upsert(points).instrument(tracing::info_span!("upsert")).await {
-            return Outcome::Retry(e.to_string());
+            return EmbedOutcome::Retry(e.to_string());
         }
         let m = metrics();
         let tokens: usize = embeddings.tokens.iter().sum();
@@ -177,7 +164,7 @@ impl EmbedStage {
         };
         let stored = match self.state.record_batch(id, job.generation, job.batch_index, stats).await {
             Ok(n) => n,
-            Err(e) => return Outcome::Retry(e.to_string()),
+            Err(e) => return EmbedOutcome::Retry(e.to_string()),
         };
         let completed = stored >= i64::from(job.batch_count);
         if completed && let Some(retry) = self.complete(job, &target).instrument(tracing::info_span!("commit")).await {
@@ -187,15 +174,15 @@ impl EmbedStage {
             let attrs = [KeyValue::new("outcome", "indexed"), KeyValue::new("kind", job.kind.as_str())];
             m.documents.add(1, &attrs);
         }
-        Outcome::Stored { chunks: job.chunks.len(), completed }
+        EmbedOutcome::Stored { chunks: job.chunks.len(), completed }
     }
 
     /// Finishes a generation: count in the store, commit state, drop old points.
-    async fn complete(&self, job: &EmbedJob, target: &Target) -> Option<Outcome> {
+    async fn complete(&self, job: &EmbedJob, target: &Target) -> Option<EmbedOutcome> {
         let id = &job.document_id;
         let counted = match target.store.count(id, Some(job.generation)).await {
             Ok(n) => n as i64,
-            Err(e) => return Some(Outcome::Retry(e.to_string())),
+            Err(e) => return Some(EmbedOutcome::Retry(e.to_string())),
         };
         if counted != i64::from(job.chunk_count) {
             let reason =
@@ -209,12 +196,12 @@ impl EmbedStage {
             pipeline_version: target.spec.pipeline_version.clone(),
         };
         if let Err(e) = self.state.complete(id, job.generation, &completion).await {
-            return Some(Outcome::Retry(e.to_string()));
+            return Some(EmbedOutcome::Retry(e.to_string()));
         }
         // Older generations are deleted only once the new one is committed, so
         // a search never finds a document with no points.
         if let Err(e) = target.store.delete_document(id, Some(job.generation)).await {
-            return Some(Outcome::Retry(e.to_string()));
+            return Some(EmbedOutcome::Retry(e.to_string()));
         }
         None
     }
@@ -222,27 +209,27 @@ impl EmbedStage {
     /// Deletes a removed document from the write target. During a reindex
     /// the live index keeps it until the swap: nothing but searches touches
     /// the live collection then.
-    async fn delete(&self, job: &DeleteJob) -> Outcome {
+    pub async fn delete(&self, job: &DeleteJob) -> EmbedOutcome {
         let target = match self.targets.resolve().await {
             Ok(t) => t,
-            Err(e) => return Outcome::Retry(e.to_string()),
+            Err(e) => return EmbedOutcome::Retry(e.to_string()),
         };
         match target.store.delete_document(&job.document_id, None).await {
-            Ok(()) => Outcome::Deleted,
-            Err(e) => Outcome::Retry(e.to_string()),
+            Ok(()) => EmbedOutcome::Deleted,
+            Err(e) => EmbedOutcome::Retry(e.to_string()),
         }
     }
 
-    async fn fail(&self, job: &EmbedJob, stage: Stage, reason: String) -> Outcome {
+    async fn fail(&self, job: &EmbedJob, stage: Stage, reason: String) -> EmbedOutcome {
         tracing::info!(document = %job.document_id, %reason, "document failed");
         match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
             Ok(applied) => {
                 if applied {
                     metrics().failed(Some(job.kind.as_str()), stage.as_str(), &reason);
                 }
-                Outcome::Failed(reason)
+                EmbedOutcome::Failed(reason)
             }
-            Err(e) => Outcome::Retry(e.to_string()),
+            Err(e) => EmbedOutcome::Retry(e.to_string()),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! embedded store admits one owner per collection and searches must be able
 //! to open the live collection while a build is written.
 
-use ragpipe_state::{IndexRecord, NewIndex, StateError, StateStore, write_index};
+use ragpipe_state::{NewIndex, StateError, StateStore, write_index};
 use ragpipe_vectors::{CollectionSpec, Collections, VectorError, VectorStore};
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -44,15 +44,6 @@ enum Source {
     },
 }
 
-/// The collection spec an index record seals.
-pub fn spec_of(index: &IndexRecord) -> CollectionSpec {
-    CollectionSpec {
-        model: index.model.clone(),
-        dims: index.dims as usize,
-        pipeline_version: index.pipeline_version.clone(),
-    }
-}
-
 impl Targets {
     /// Always `store`, sealed to `spec`.
     pub fn fixed(store: Arc<dyn VectorStore>, spec: CollectionSpec) -> Self {
@@ -77,7 +68,7 @@ impl Targets {
         }
         // Drop the old handle before opening the new one.
         *current = None;
-        let spec = spec_of(&index);
+        let spec = index.spec();
         let store = collections.create(&index.name, &spec).await?;
         let target = Target { name: index.name, spec, store };
         *current = Some(target.clone());

@@ -21,49 +21,9 @@ pub const PANIC_MARKER: &str = "ragpipe-extract panicked: ";
 pub(crate) struct Header {
     pub kind: Kind,
     pub name: String,
-    pub limits: WireLimits,
+    pub limits: Limits,
     pub len: u64,
     pub sidecar: Option<(String, u64)>,
-}
-
-/// [`Limits`] as they cross the pipe (the extract crate stays serde-free).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct WireLimits {
-    pub max_pages: u32,
-    pub max_rows: u64,
-    pub max_cells: u64,
-    pub max_decompressed_bytes: u64,
-    pub max_duration_secs: f64,
-    pub max_text_bytes: u64,
-    pub max_nesting: u32,
-}
-
-impl From<&Limits> for WireLimits {
-    fn from(l: &Limits) -> Self {
-        WireLimits {
-            max_pages: l.max_pages,
-            max_rows: l.max_rows,
-            max_cells: l.max_cells,
-            max_decompressed_bytes: l.max_decompressed_bytes,
-            max_duration_secs: l.max_duration_secs,
-            max_text_bytes: l.max_text_bytes,
-            max_nesting: l.max_nesting,
-        }
-    }
-}
-
-impl From<WireLimits> for Limits {
-    fn from(w: WireLimits) -> Self {
-        Limits {
-            max_pages: w.max_pages,
-            max_rows: w.max_rows,
-            max_cells: w.max_cells,
-            max_decompressed_bytes: w.max_decompressed_bytes,
-            max_duration_secs: w.max_duration_secs,
-            max_text_bytes: w.max_text_bytes,
-            max_nesting: w.max_nesting,
-        }
-    }
 }
 
 /// What the child answers.
@@ -119,7 +79,7 @@ pub fn serve(input: impl Read, mut output: impl Write) -> i32 {
     let response = match read_request(input) {
         Ok((header, bytes, sidecar)) => {
             let side = sidecar.as_ref().zip(header.sidecar.as_ref()).map(|(b, (n, _))| Sidecar { name: n, bytes: b });
-            let limits = Limits::from(header.limits);
+            let limits = header.limits;
             match extract_with(header.kind, &header.name, &bytes, side, &limits) {
                 Ok(doc) => Response::Ok(doc),
                 Err(e) => Response::Err(e.to_string()),
@@ -172,7 +132,7 @@ mod tests {
         Header {
             kind,
             name: name.into(),
-            limits: WireLimits::from(&Limits::default()),
+            limits: Limits::default(),
             len: len as u64,
             sidecar: sidecar.map(|(n, l)| (n.to_string(), l as u64)),
         }

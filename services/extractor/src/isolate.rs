@@ -19,7 +19,7 @@
 //! the cost (one spawn of the already-cached binary per document, measured
 //! in the extractor notes) is small next to embedding the document.
 
-use crate::child::{Header, PANIC_MARKER, Response, WireLimits, header_line};
+use crate::child::{Header, PANIC_MARKER, Response, header_line};
 use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{Limits, Sidecar, extract_with};
 use std::os::unix::process::ExitStatusExt;
@@ -130,7 +130,7 @@ async fn in_child(
     let header = Header {
         kind: req.kind,
         name: req.name.to_string(),
-        limits: WireLimits::from(&req.limits),
+        limits: req.limits,
         len: req.bytes.len() as u64,
         sidecar: req.sidecar.as_ref().map(|(n, b)| (n.clone(), b.len() as u64)),
     };

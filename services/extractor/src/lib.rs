@@ -1,4 +1,5 @@
-//! The extractor stage: extract job in, embed batches out.
+//! The extractor stage: extract job in, embed batches out. [`run`] serves
+//! it (`ragpipe serve extractor`); [`ExtractStage`] is one worker's job.
 //!
 //! fetch (size-limited) -> detect type -> (fetch transcript sidecar) ->
 //! extract in a resource-limited child process -> chunk -> publish numbered
@@ -9,8 +10,10 @@
 
 pub mod child;
 pub mod isolate;
+mod service;
 mod stage;
 
 pub use child::child_main;
 pub use isolate::{ChildLimits, Isolation};
-pub use stage::{Extractor, ExtractorConfig, Outcome, SIDECAR_EXTENSIONS, run};
+pub use service::{ExtractorConfig, Ports, run};
+pub use stage::{ExtractOutcome, ExtractStage, SIDECAR_EXTENSIONS};

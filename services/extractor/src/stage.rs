@@ -1,38 +1,20 @@
-use crate::isolate::{IsolateError, Isolation, Request, extract_isolated};
+use crate::ExtractorConfig;
+use crate::isolate::{IsolateError, Request, extract_isolated};
+use async_trait::async_trait;
 use opentelemetry::KeyValue;
-use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
+use ragpipe_chunking::{TokenCounter, chunk_document};
 use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
-use ragpipe_extract::{EXTRACTOR_VERSION, Limits, detect};
-use ragpipe_queue::{Delivery, Queue, Topic};
+use ragpipe_extract::{EXTRACTOR_VERSION, detect};
+use ragpipe_queue::{Delivery, Handler, Outcome, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
 use ragpipe_state::{Extracted, StateStore};
 use ragpipe_telemetry::metrics::metrics;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
 
-/// Limits and sizes of the extractor stage.
-#[derive(Debug, Clone)]
-pub struct ExtractorConfig {
-    /// Largest object fetched, in bytes.
-    pub max_bytes: u64,
-    /// Chunks per embed job.
-    pub batch_size: usize,
-    pub chunking: ChunkConfig,
-    /// What one document may cost to extract (pages, rows, duration …).
-    pub limits: Limits,
-    /// Where parsers run: a resource-limited child process in production.
-    pub isolation: Isolation,
-    /// Deliveries of one job before the document is failed instead of
-    /// retried: bounds transient errors and workers that die mid-document.
-    pub max_attempts: i64,
-    /// Chunks one document may have (`limits.max_chunks`).
-    pub max_chunks: usize,
-}
-
 /// Everything one extractor worker talks to.
-pub struct Extractor {
+pub struct ExtractStage {
     pub source: Arc<dyn ObjectSource>,
     pub state: Arc<dyn StateStore>,
     pub queue: Arc<dyn Queue>,
@@ -40,9 +22,9 @@ pub struct Extractor {
     pub config: ExtractorConfig,
 }
 
-/// How a job ended.
+/// How an extract job ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ExtractOutcome {
     /// Chunks published (count), or nothing to do for a stale job (0).
     Done(usize),
     /// The document ended `failed` with this reason.
@@ -51,28 +33,17 @@ pub enum Outcome {
     Retry(String),
 }
 
-/// Consumes extract jobs until the queue closes or `shutdown` resolves.
-pub async fn run(ex: Arc<Extractor>, shutdown: impl Future<Output = ()>) -> Result<(), ragpipe_queue::QueueError> {
-    let mut consumer = ex.queue.consume(Topic::Extract).await?;
-    tokio::pin!(shutdown);
-    loop {
-        let delivery = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            next = consumer.next() => match next {
-                Some(d) => d?,
-                None => return Ok(()),
-            },
-        };
-        ex.settle(delivery).await?;
+#[async_trait]
+impl Handler for ExtractStage {
+    fn topic(&self) -> Topic {
+        Topic::Extract
     }
-}
 
-impl Extractor {
-    async fn settle(&self, delivery: Delivery) -> Result<(), ragpipe_queue::QueueError> {
+    async fn handle(&self, delivery: &Delivery) -> Outcome {
         let job = match Job::from_bytes(&delivery.payload) {
             Ok(Job::Extract(job)) => job,
-            Ok(_) => return delivery.reject("not an extract job").await,
-            Err(reason) => return delivery.reject(reason).await,
+            Ok(_) => return Outcome::Poison("not an extract job".into()),
+            Err(reason) => return Outcome::Poison(reason.to_string()),
         };
         // One span per extraction, continuing the document's trace from the
         // coordinator; the embed jobs published inside carry it on.
@@ -85,32 +56,31 @@ impl Extractor {
             chunks = tracing::field::Empty,
         );
         ragpipe_telemetry::continue_trace(&span, &delivery.headers);
-        match self.handle(&job).instrument(span).await {
-            Outcome::Retry(reason) if self.attempts(&job).await >= self.config.max_attempts => {
+        match self.process(&job).instrument(span).await {
+            ExtractOutcome::Retry(reason) if self.attempts(&job).await >= self.config.max_attempts => {
                 let reason = format!("gave up after {} attempts: {reason}", self.config.max_attempts);
                 match self.fail(&job, Stage::Fetch, reason).await {
-                    Outcome::Retry(_) => delivery.retry().await,
-                    _ => delivery.ack().await,
+                    ExtractOutcome::Retry(reason) => Outcome::Retry(reason),
+                    _ => Outcome::Done,
                 }
             }
-            Outcome::Retry(reason) => {
-                tracing::warn!(document = %job.document_id, %reason, "extract will be retried");
-                delivery.retry().await
-            }
+            ExtractOutcome::Retry(reason) => Outcome::Retry(format!("document {}: {reason}", job.document_id)),
             outcome => {
                 tracing::debug!(document = %job.document_id, ?outcome, "extract settled");
-                delivery.ack().await
+                Outcome::Done
             }
         }
     }
+}
 
+impl ExtractStage {
     /// Processes one job. Public so tests can drive a job without a queue.
-    pub async fn handle(&self, job: &ExtractJob) -> Outcome {
+    pub async fn process(&self, job: &ExtractJob) -> ExtractOutcome {
         let id = &job.document_id;
         match self.state.begin_extract(id, job.generation).await {
             Ok(true) => {}
-            Ok(false) => return Outcome::Done(0),
-            Err(e) => return Outcome::Retry(e.to_string()),
+            Ok(false) => return ExtractOutcome::Done(0),
+            Err(e) => return ExtractOutcome::Retry(e.to_string()),
         }
         // Each claim counts an attempt; more than allowed means earlier
         // deliveries never finished (the worker crashed or was killed).
@@ -125,7 +95,7 @@ impl Extractor {
         let fetch = tracing::info_span!("fetch", key = %job.key);
         let bytes = match self.source.fetch(&job.key, self.config.max_bytes).instrument(fetch).await {
             Ok(b) => b,
-            Err(e) if e.is_retryable() => return Outcome::Retry(e.to_string()),
+            Err(e) if e.is_retryable() => return ExtractOutcome::Retry(e.to_string()),
             Err(e) => return self.fail(job, Stage::Fetch, fetch_reason(&e)).await,
         };
         tracing::Span::current().record("bytes", bytes.len());
@@ -138,7 +108,7 @@ impl Extractor {
         let sidecar = match kind {
             Kind::Audio => match self.sidecar(&job.key).await {
                 Ok(found) => found,
-                Err(reason) => return Outcome::Retry(reason),
+                Err(reason) => return ExtractOutcome::Retry(reason),
             },
             _ => None,
         };
@@ -148,7 +118,7 @@ impl Extractor {
         let doc = match extract_isolated(&self.config.isolation, request).instrument(extract).await {
             Ok(doc) => doc,
             Err(IsolateError::Failed(reason)) => return self.fail(job, Stage::Extract, reason).await,
-            Err(IsolateError::Spawn(reason)) => return Outcome::Retry(reason),
+            Err(IsolateError::Spawn(reason)) => return ExtractOutcome::Retry(reason),
         };
         let (counter, cfg) = (Arc::clone(&self.counter), self.config.chunking);
         let cut = tokio::task::spawn_blocking(move || {
@@ -185,8 +155,8 @@ impl Extractor {
         // stores the last batch can always tell it was the last.
         match self.state.set_extracted(id, job.generation, &extracted).await {
             Ok(true) => {}
-            Ok(false) => return Outcome::Done(0),
-            Err(e) => return Outcome::Retry(e.to_string()),
+            Ok(false) => return ExtractOutcome::Done(0),
+            Err(e) => return ExtractOutcome::Retry(e.to_string()),
         }
         for (i, group) in chunks.chunks(batch_size).enumerate() {
             let msg = Job::Embed(EmbedJob {
@@ -203,10 +173,10 @@ impl Extractor {
                 chunks: group.iter().map(to_message).collect(),
             });
             if let Err(e) = self.queue.publish(Topic::Embed, msg.to_bytes()).await {
-                return Outcome::Retry(e.to_string());
+                return ExtractOutcome::Retry(e.to_string());
             }
         }
-        Outcome::Done(chunks.len())
+        ExtractOutcome::Done(chunks.len())
     }
 
     /// The transcript next to an audio file: `talk.vtt`, else `talk.srt`,
@@ -230,7 +200,7 @@ impl Extractor {
         self.state.get(&job.document_id).await.ok().flatten().map_or(0, |d| d.attempts)
     }
 
-    async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> Outcome {
+    async fn fail(&self, job: &ExtractJob, stage: Stage, reason: String) -> ExtractOutcome {
         tracing::info!(document = %job.document_id, key = %job.key, %reason, "document failed");
         match self.state.fail(&job.document_id, job.generation, stage, &reason).await {
             Ok(applied) => {
@@ -238,9 +208,9 @@ impl Extractor {
                     let kind = ragpipe_extract::kind_for_name(&job.key).map(Kind::as_str);
                     metrics().failed(kind, stage.as_str(), &reason);
                 }
-                Outcome::Failed(reason)
+                ExtractOutcome::Failed(reason)
             }
-            Err(e) => Outcome::Retry(e.to_string()),
+            Err(e) => ExtractOutcome::Retry(e.to_string()),
         }
     }
 }

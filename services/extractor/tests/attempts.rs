@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use ragpipe_chunking::{ChunkConfig, TokenCounter};
 use ragpipe_core::{DocStatus, DocumentId, ExtractJob, Job, SCHEMA_VERSION};
 use ragpipe_extract::Limits;
-use ragpipe_extractor::{Extractor, ExtractorConfig, Isolation, run};
-use ragpipe_queue::{MemoryQueue, Queue, Topic};
+use ragpipe_extractor::{ExtractOutcome, ExtractStage, ExtractorConfig, Isolation, Ports};
+use ragpipe_queue::{Activity, MemoryQueue, Queue, Topic};
 use ragpipe_source::{Listing, ObjectSource, SourceError};
 use ragpipe_state::{Observed, SqlStateStore, StateStore};
 use std::sync::Arc;
@@ -53,22 +53,17 @@ async fn setup(dir: &tempfile::TempDir) -> (Arc<SqlStateStore>, ExtractJob) {
     (state, job)
 }
 
-fn extractor(state: Arc<SqlStateStore>, queue: Arc<MemoryQueue>, source: Arc<Unreachable>) -> Arc<Extractor> {
-    Arc::new(Extractor {
-        source,
-        state,
-        queue,
-        counter: Arc::new(Words),
-        config: ExtractorConfig {
-            max_bytes: 1 << 20,
-            batch_size: 8,
-            chunking: ChunkConfig::default(),
-            limits: Limits::default(),
-            isolation: Isolation::InProcess,
-            max_attempts: 3,
-            max_chunks: 10_000,
-        },
-    })
+fn extractor(state: Arc<SqlStateStore>, queue: Arc<MemoryQueue>, source: Arc<Unreachable>) -> Arc<ExtractStage> {
+    let config = ExtractorConfig {
+        max_bytes: 1 << 20,
+        batch_size: 8,
+        chunking: ChunkConfig::default(),
+        limits: Limits::default(),
+        isolation: Isolation::InProcess,
+        max_attempts: 3,
+        max_chunks: 10_000,
+    };
+    Arc::new(ExtractStage::new(config, Ports { source, state, counter: Arc::new(Words) }, queue))
 }
 
 #[tokio::test]
@@ -78,7 +73,11 @@ async fn transient_failures_end_failed_with_the_last_reason_after_max_attempts()
     let queue = Arc::new(MemoryQueue::new(16));
     let source = Arc::new(Unreachable(AtomicUsize::new(0)));
     queue.publish(Topic::Extract, Job::Extract(job.clone()).to_bytes()).await.unwrap();
-    let worker = tokio::spawn(run(extractor(state.clone(), queue.clone(), source.clone()), std::future::pending()));
+    let stage = extractor(state.clone(), queue.clone(), source.clone());
+    let consumed = queue.clone();
+    let worker = tokio::spawn(async move {
+        ragpipe_queue::consume(consumed.as_ref(), stage.as_ref(), &Activity::default(), std::future::pending()).await
+    });
     let doc = loop {
         let doc = state.get(&job.document_id).await.unwrap().unwrap();
         if doc.status == DocStatus::Failed {
@@ -103,9 +102,9 @@ async fn a_job_whose_workers_kept_dying_is_failed_on_its_next_delivery() {
     }
     let source = Arc::new(Unreachable(AtomicUsize::new(0)));
     let ex = extractor(state.clone(), Arc::new(MemoryQueue::new(4)), source.clone());
-    let outcome = ex.handle(&job).await;
+    let outcome = ex.process(&job).await;
     let reason = "gave up after 3 attempts: extraction never finished (the worker stopped each time)";
-    assert_eq!(outcome, ragpipe_extractor::Outcome::Failed(reason.into()));
+    assert_eq!(outcome, ExtractOutcome::Failed(reason.into()));
     assert_eq!(source.0.load(Ordering::SeqCst), 0, "not fetched again");
     let doc = state.get(&job.document_id).await.unwrap().unwrap();
     assert_eq!((doc.status, doc.failure_reason.as_deref()), (DocStatus::Failed, Some(reason)));

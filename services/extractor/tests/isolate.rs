@@ -2,7 +2,7 @@
 //! (`/bin/sh` scripts standing in for a parser that panics, spins, crashes or
 //! floods its output), plus the in-process fallback on a real file that makes
 //! symphonia panic. The real `ragpipe __extract` child on hostile files is
-//! tested end to end in `services/ragpipe/tests/hostile.rs`.
+//! tested end to end in `integration-tests/tests/hostile.rs`.
 
 use ragpipe_core::Kind;
 use ragpipe_extract::Limits;

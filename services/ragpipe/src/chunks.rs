@@ -1,7 +1,7 @@
 //! `ragpipe chunks <document>`: every stored chunk of one document.
 
 use crate::cli::ChunksArgs;
-use crate::embedded;
+use crate::wiring;
 use anyhow::bail;
 use ragpipe_config::Config;
 use ragpipe_core::DocumentId;
@@ -10,9 +10,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
-    let state = embedded::open_state(&config).await?;
+    let state = wiring::open_state(&config).await?;
     let id = resolve(state.as_ref(), &args.document).await?;
-    let (_, vectors) = embedded::open_live(&config, state.as_ref()).await?;
+    let (_, vectors) = wiring::open_live(&config, state.as_ref()).await?;
     let chunks = vectors.chunks(Some(&id)).await?;
     if args.json {
         let list: Vec<_> = chunks

@@ -2,7 +2,7 @@
 //! the stage and reason; filtered like the admin API filters.
 
 use crate::cli::DocumentsArgs;
-use crate::{admin, embedded};
+use crate::{admin, wiring};
 use ragpipe_admin::DocumentView;
 use ragpipe_config::Config;
 use std::process::ExitCode;
@@ -10,8 +10,8 @@ use std::process::ExitCode;
 /// Reads the state store only: listing never connects to the broker or
 /// the vector store.
 pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode> {
-    let state = embedded::open_state(&config).await?;
-    let current = ragpipe_admin::current(state.as_ref(), &admin::current(&config)).await?;
+    let state = wiring::open_state(&config).await?;
+    let current = ragpipe_admin::current(state.as_ref(), &wiring::current(&config)).await?;
     let selected = ragpipe_admin::select(state.as_ref(), &args.filter.filter(args.stale), &current).await?;
     let docs: Vec<DocumentView> = selected.iter().map(|d| DocumentView::new(d, &current)).collect();
     if args.json {

@@ -1,7 +1,7 @@
 //! `ragpipe eval`: scores the index against a golden set, and compares runs.
 
 use crate::cli::EvalArgs;
-use crate::embedded;
+use crate::wiring;
 use anyhow::{Context, bail};
 use ragpipe_config::Config;
 use ragpipe_core::DocStatus;
@@ -27,9 +27,9 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         Some(p) => parse_lines(&std::fs::read_to_string(p)?)?,
         None => Vec::new(),
     };
-    let state = embedded::open_state(&config).await?;
-    let (index, vectors) = embedded::open_live(&config, state.as_ref()).await?;
-    let embedder = embedded::load_embedder_for(&config, &index)?;
+    let state = wiring::open_state(&config).await?;
+    let (index, vectors) = wiring::open_live(&config, state.as_ref()).await?;
+    let embedder = wiring::load_embedder_for(&config, &index)?;
     let chunks = vectors.chunks(None).await?;
     if chunks.is_empty() {
         bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());
@@ -84,8 +84,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn index_facts(state: &dyn StateStore, chunks: &[ChunkPayload]) -> anyhow::Result<IndexFacts> {
-    let counts = state.counts().await?;
-    let indexed = counts.iter().find(|(s, _)| *s == DocStatus::Indexed).map(|(_, c)| *c).unwrap_or_default();
+    let indexed = state.counts().await?.get(DocStatus::Indexed);
     Ok(IndexFacts {
         chunks: chunks.len(),
         chunks_over_window: chunks.iter().filter(|c| c.tokens > 256).count(),

@@ -3,19 +3,18 @@
 //! services, wired to a bounded in-memory queue, SQLite and qdrant-edge.
 
 use crate::cli::IngestArgs;
-use crate::embedded;
+use crate::wiring;
 use indicatif::{ProgressBar, ProgressStyle};
 use ragpipe_admin::reindex::{self, Swapped};
-use ragpipe_chunking::TokenCounter;
 use ragpipe_config::Config;
 use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
 use ragpipe_core::DocStatus;
 use ragpipe_embedder::{EmbedStage, Targets};
-use ragpipe_extractor::{ChildLimits, Extractor, ExtractorConfig, Isolation, SIDECAR_EXTENSIONS};
-use ragpipe_queue::{MemoryQueue, Queue, Topic};
-use ragpipe_source::{FolderSource, ObjectSource};
+use ragpipe_extractor::{ExtractStage, ExtractorConfig, SIDECAR_EXTENSIONS};
+use ragpipe_queue::{Activity, Handler, MemoryQueue, Topic};
+use ragpipe_source::FolderSource;
 use ragpipe_state::StateStore;
-use ragpipe_vectors::Bm25;
+use ragpipe_worker::Stop;
 use serde::Serialize;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -49,15 +48,13 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
     let Some(every) = args.every else {
         return ingest_once(&config, &args).await;
     };
-    let stop = crate::serve::shutdown();
-    tokio::pin!(stop);
+    let stop = Stop::on_signals();
     loop {
         if let Err(e) = ingest_once(&config, &args).await {
             tracing::error!(error = %format!("{e:#}"), "ingest run failed; the next run retries");
         }
-        tokio::select! {
-            _ = &mut stop => return Ok(ExitCode::SUCCESS),
-            _ = tokio::time::sleep(every) => {}
+        if stop.sleep(every).await {
+            return Ok(ExitCode::SUCCESS);
         }
     }
 }
@@ -68,12 +65,12 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
 pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let config = config.clone();
     let started = Instant::now();
-    let tokenizer = embedded::load_tokenizer(&config)?;
-    let state = embedded::open_state(&config).await?;
-    let first = embedded::first_index(&config);
+    let tokenizer = wiring::load_tokenizer(&config)?;
+    let state = wiring::open_state(&config).await?;
+    let first = wiring::first_index(&config);
     let index = ragpipe_state::write_index(state.as_ref(), &first).await?;
-    let embedder = embedded::load_embedder_for(&config, &index)?;
-    let collections = embedded::collections(&config)?;
+    let embedder = wiring::load_embedder_for(&config, &index)?;
+    let collections = wiring::collections(&config)?;
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
     // Transcript sidecars are read with their audio, not indexed on their own.
     let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
@@ -81,20 +78,25 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
         Arc::new(MemoryQueue::new(config.workers.queue_capacity).with_max_bytes(config.workers.queue_mib << 20));
     let chunks_before = total_chunks(state.as_ref()).await?;
 
-    let extractor = Arc::new(build_extractor(&config, source.clone(), state.clone(), queue.clone(), tokenizer)?);
-    let stage = Arc::new(EmbedStage {
-        state: state.clone(),
-        queue: queue.clone(),
-        targets: targets.clone(),
-        embedder: embedder.clone(),
-        bm25: Arc::new(Bm25::english()),
-    });
-    let extractors: Vec<_> = (0..config.workers.extractors)
-        .map(|_| tokio::spawn(ragpipe_extractor::run(extractor.clone(), std::future::pending())))
-        .collect();
-    let embedders: Vec<_> = (0..config.workers.embedders)
-        .map(|_| tokio::spawn(ragpipe_embedder::run(stage.clone(), std::future::pending())))
-        .collect();
+    let ports = ragpipe_extractor::Ports { source: source.clone(), state: state.clone(), counter: tokenizer };
+    let extractor: Arc<dyn Handler> =
+        Arc::new(ExtractStage::new(ExtractorConfig::from_config(&config)?, ports, queue.clone()));
+    let ports = ragpipe_embedder::Ports { state: state.clone(), targets: targets.clone(), embedder };
+    let stage: Arc<dyn Handler> = Arc::new(EmbedStage::new(ports));
+    // Each stage's loops end when its queue is closed and drained.
+    let consume = |handler: &Arc<dyn Handler>, n: usize| -> Vec<_> {
+        (0..n)
+            .map(|_| {
+                let (queue, handler) = (queue.clone(), handler.clone());
+                tokio::spawn(async move {
+                    let idle = Activity::default();
+                    ragpipe_queue::consume(queue.as_ref(), handler.as_ref(), &idle, std::future::pending()).await
+                })
+            })
+            .collect()
+    };
+    let extractors = consume(&extractor, config.workers.extractors);
+    let embedders = consume(&stage, config.workers.embedders);
 
     let progress = Progress::start(state.clone(), args.quiet || args.json);
     let opts = SyncOptions { resume_pending: true, ..SyncOptions::default() };
@@ -128,63 +130,8 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// The extractor stage over the given ports, configured from `[limits]`,
-/// `[chunking]` and `[workers]`; shared by `ingest` and `serve extractor`.
-pub(crate) fn build_extractor(
-    config: &Config,
-    source: Arc<dyn ObjectSource>,
-    state: Arc<dyn StateStore>,
-    queue: Arc<dyn Queue>,
-    counter: Arc<dyn TokenCounter>,
-) -> anyhow::Result<Extractor> {
-    Ok(Extractor {
-        source,
-        state,
-        queue,
-        counter,
-        config: ExtractorConfig {
-            max_bytes: config.limits.max_file_bytes,
-            batch_size: config.workers.embed_batch,
-            chunking: embedded::chunk_config(config),
-            limits: extract_limits(config),
-            isolation: isolation(config)?,
-            max_attempts: config.workers.max_attempts.max(1),
-            max_chunks: config.limits.max_chunks as usize,
-        },
-    })
-}
-
-/// What one document may cost to extract, from `[limits]`.
-pub(crate) fn extract_limits(config: &Config) -> ragpipe_extract::Limits {
-    let l = &config.limits;
-    ragpipe_extract::Limits {
-        max_pages: l.max_pages,
-        max_rows: l.max_rows,
-        max_cells: l.max_cells,
-        max_decompressed_bytes: l.max_decompressed_bytes,
-        max_duration_secs: l.max_duration_secs,
-        max_text_bytes: l.max_text_mib << 20,
-        max_nesting: l.max_nesting,
-    }
-}
-
-/// Parsers run in a child: this very executable, `ragpipe __extract`.
-fn isolation(config: &Config) -> anyhow::Result<Isolation> {
-    let l = &config.limits;
-    Ok(Isolation::ChildProcess {
-        program: std::env::current_exe()?,
-        args: vec!["__extract".into()],
-        limits: ChildLimits {
-            timeout: Duration::from_secs(l.extract_timeout_secs),
-            memory_bytes: l.extract_memory_mib << 20,
-            max_output_bytes: l.extract_output_mib << 20,
-        },
-    })
-}
-
 async fn total_chunks(state: &dyn StateStore) -> anyhow::Result<i64> {
-    let counts = state.counts().await?;
-    Ok(counts.iter().filter(|(s, _)| *s == DocStatus::Indexed).map(|(_, c)| c.chunks).sum())
+    Ok(state.counts().await?.get(DocStatus::Indexed).chunks)
 }
 
 async fn summarize(
@@ -193,8 +140,7 @@ async fn summarize(
     elapsed: Duration,
     new_chunks: i64,
 ) -> anyhow::Result<Summary> {
-    let counts = state.counts().await?;
-    let get = |s: DocStatus| counts.iter().find(|(st, _)| *st == s).map(|(_, c)| *c).unwrap_or_default();
+    let indexed = state.counts().await?.get(DocStatus::Indexed);
     let failed = state
         .list(Some(DocStatus::Failed))
         .await?
@@ -208,10 +154,10 @@ async fn summarize(
     let seconds = elapsed.as_secs_f64();
     Ok(Summary {
         sync,
-        indexed: get(DocStatus::Indexed).documents,
+        indexed: indexed.documents,
         failed,
-        chunks_stored: get(DocStatus::Indexed).chunks,
-        truncated: get(DocStatus::Indexed).truncated,
+        chunks_stored: indexed.chunks,
+        truncated: indexed.truncated,
         seconds,
         chunks_per_second: new_chunks.max(0) as f64 / seconds.max(1e-9),
         swapped: None,
@@ -269,13 +215,9 @@ impl Progress {
         let task = tokio::spawn(async move {
             loop {
                 if let Ok(counts) = state.counts().await {
-                    let get =
-                        |s: DocStatus| counts.iter().find(|(st, _)| *st == s).map(|(_, c)| *c).unwrap_or_default();
-                    let done = get(DocStatus::Indexed).documents + get(DocStatus::Failed).documents;
-                    let pending: i64 = counts.iter().filter(|(s, _)| s.is_pending()).map(|(_, c)| c.documents).sum();
-                    bar.set_length((done + pending) as u64);
-                    bar.set_position(done as u64);
-                    let chunks = get(DocStatus::Indexed).chunks;
+                    bar.set_length((counts.done() + counts.pending()) as u64);
+                    bar.set_position(counts.done() as u64);
+                    let chunks = counts.get(DocStatus::Indexed).chunks;
                     bar.set_message(format!(
                         "{chunks} chunks, {:.0} chunks/s",
                         chunks as f64 / started.elapsed().as_secs_f64()

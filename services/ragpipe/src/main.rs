@@ -1,13 +1,12 @@
 //! `ragpipe`: the one command users install. This file only parses
 //! arguments, sets up logging and dispatches; the work lives in the stage
-//! libraries, wired to embedded adapters in `embedded.rs`.
+//! libraries and service crates, wired to adapters in `wiring.rs`.
 
 mod admin;
 mod bench;
 mod chunks;
 mod cli;
 mod documents;
-mod embedded;
 mod eval;
 mod ingest;
 mod reindex;
@@ -16,6 +15,7 @@ mod search;
 mod serve;
 mod status;
 mod text;
+mod wiring;
 
 use clap::Parser;
 use cli::{BenchCommand, Cli, Command, ServeRole};

@@ -7,20 +7,19 @@
 //! running `ragpipe reindex` again.
 
 use crate::cli::{IngestArgs, ReindexArgs};
-use crate::{embedded, ingest, serve};
+use crate::{ingest, wiring};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use ragpipe_admin::reindex::{self, ReindexRequest, Started};
 use ragpipe_config::Config;
-use ragpipe_queue::Topic;
 use ragpipe_state::StateStore;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> {
-    let state = embedded::open_state(&config).await?;
-    let collections = embedded::collections(&config)?;
+    let state = wiring::open_state(&config).await?;
+    let collections = wiring::collections(&config)?;
     let req = ReindexRequest {
         model: args.model.map(|v| v.recorded_name()),
         pipeline_version: args.pipeline_version.clone(),
@@ -34,7 +33,7 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
         (None, false) => Some(last_folder(state.as_ref()).await?),
         (None, true) => None,
     };
-    let started = reindex::start(state.as_ref(), collections.as_ref(), &embedded::first_index(&config), &req).await?;
+    let started = reindex::start(state.as_ref(), collections.as_ref(), &wiring::first_index(&config), &req).await?;
     let only = match &started {
         Started::Build { index } | Started::Resumed { index } => {
             let verb = if matches!(started, Started::Build { .. }) { "building" } else { "resuming" };
@@ -79,20 +78,10 @@ async fn distributed_build(
     only: Option<&[String]>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let build = match started {
-        Started::Build { index } | Started::Resumed { index } => Some(index),
-        Started::InPlace { .. } => None,
-    };
-    if build.is_none_or(|b| !b.published) {
-        let queue = serve::open_queue(config).await?;
-        let docs = reindex::queued(state, only).await?;
-        for d in &docs {
-            queue.publish(Topic::Extract, d.job().to_bytes()).await?;
-        }
-        if let Some(b) = build {
-            state.build_published(&b.name).await?;
-        }
-        eprintln!("published {} extract job(s)", docs.len());
+    let queue = wiring::open_queue(config).await?;
+    let published = reindex::publish(state, queue.as_ref(), started, only).await?;
+    if published > 0 {
+        eprintln!("published {published} extract job(s)");
     }
     let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(0) };
     bar.set_style(

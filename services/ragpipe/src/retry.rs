@@ -5,7 +5,7 @@
 //! already queued is not queued twice. The same function serves the admin API.
 
 use crate::cli::RetryArgs;
-use crate::{admin, chunks};
+use crate::{chunks, wiring};
 use anyhow::bail;
 use ragpipe_config::Config;
 use ragpipe_core::DocStatus;
@@ -20,7 +20,7 @@ pub async fn run(config: Config, args: RetryArgs) -> anyhow::Result<ExitCode> {
     if f.status.is_some_and(|s| s != DocStatus::Failed) {
         bail!("only failed documents can be retried (--status failed)");
     }
-    let admin = admin::build(&config).await?;
+    let admin = wiring::admin(&config).await?;
     let mut targets = Vec::new();
     if by_filter {
         let mut filter = f.filter(false);

@@ -1,7 +1,7 @@
 //! `ragpipe search`: hybrid retrieval with cited hits.
 
 use crate::cli::SearchArgs;
-use crate::embedded;
+use crate::wiring;
 use ragpipe_config::Config;
 use ragpipe_embed::{Embedder, OnnxEmbedder};
 use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
@@ -47,14 +47,14 @@ pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     // model its index is sealed to. The collection is opened only once the
     // query is embedded, so a search holds it for the query alone (an
     // embedded collection has one owner at a time).
-    let state = embedded::open_state(&config).await?;
-    let live = ragpipe_state::live_index(state.as_ref(), &embedded::first_index(&config)).await?;
-    let mut embedder = embedded::load_embedder_for(&config, &live)?;
+    let state = wiring::open_state(&config).await?;
+    let live = ragpipe_state::live_index(state.as_ref(), &wiring::first_index(&config)).await?;
+    let mut embedder = wiring::load_embedder_for(&config, &live)?;
     let mut vector = embed_query(&embedder, &args.query).await?;
-    let (index, vectors) = embedded::open_live(&config, state.as_ref()).await?;
+    let (index, vectors) = wiring::open_live(&config, state.as_ref()).await?;
     if index.model != live.model {
         // A reindex to another model swapped in between.
-        embedder = embedded::load_embedder_for(&config, &index)?;
+        embedder = wiring::load_embedder_for(&config, &index)?;
         vector = embed_query(&embedder, &args.query).await?;
     }
     let threshold = (!args.no_threshold).then_some(config.search.threshold);

@@ -21,7 +21,7 @@ pub fn run(config: Config, args: TextArgs) -> anyhow::Result<ExitCode> {
         Some((side.file_name()?.to_string_lossy().to_string(), bytes))
     });
     let sidecar = sidecar.as_ref().map(|(name, bytes)| Sidecar { name, bytes });
-    let limits = crate::ingest::extract_limits(&config);
+    let limits = ragpipe_extractor::ExtractorConfig::from_config(&config)?.limits;
     let doc = ragpipe_extract::extract_with(kind, &name, &bytes, sidecar, &limits)
         .with_context(|| format!("extracting {name}"))?;
     if args.json {

@@ -13,49 +13,9 @@ mod table;
 mod transcript;
 
 use ragpipe_core::{Chunk, Document, Kind};
+pub use ragpipe_core::{ChunkConfig, TOO_MANY_TOKENS, TableRows, TokenCounter};
 
 pub use header::header_for;
-
-/// Counts word-pieces the way the embedding model will. Implemented by the
-/// embedder's tokenizer; chunkers never guess sizes from characters.
-pub trait TokenCounter: Send + Sync {
-    /// Word-pieces of `text` without the model's special tokens.
-    fn count(&self, text: &str) -> usize;
-    /// Special tokens the model adds around every input (`[CLS]`, `[SEP]`).
-    fn special_tokens(&self) -> usize;
-}
-
-/// Limits for cutting chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkConfig {
-    /// Target size of a chunk's `text` in word-pieces, specials and header included.
-    pub budget: usize,
-    /// Whether `text` starts with the `Title > Section` header.
-    pub contextual_header: bool,
-    /// How table rows are written in a table chunk's `text` (its `content` is
-    /// always the readable table).
-    pub table_rows_as: TableRows,
-}
-
-impl Default for ChunkConfig {
-    fn default() -> Self {
-        ChunkConfig { budget: 256, contextual_header: true, table_rows_as: TableRows::Readable }
-    }
-}
-
-/// The form of table rows in the embedded `text`. Which retrieves better is
-/// an evaluation question, so both exist; `Readable` is the default until an
-/// eval run says otherwise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TableRows {
-    /// The header line then the row lines, as in `content`: `Region | Units`
-    /// over `North | 10`.
-    #[default]
-    Readable,
-    /// Each row as `Header: value` pairs, `Region: North; Units: 10`, which
-    /// keeps every value next to its column name.
-    Linearised,
-}
 
 /// Cuts a document into chunks with the chunker its structure calls for.
 ///
@@ -80,11 +40,6 @@ pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkCon
 /// that would have fitted only costs a re-grouping, while measuring a
 /// multi-megabyte line at once costs gigabytes of tokenizer state.
 pub const COUNT_WHOLE_MAX_BYTES: usize = 16 << 10;
-
-/// A token count larger than any budget, for texts that are not measured.
-/// Small enough that adding headers and specials and storing it in a
-/// chunk's `u32` never wraps around to a count that would fit.
-pub const TOO_MANY_TOKENS: usize = 1 << 30;
 
 /// Word-pieces of `text`, or [`TOO_MANY_TOKENS`] without asking the
 /// tokenizer when the text is longer than [`COUNT_WHOLE_MAX_BYTES`]: such a

@@ -35,8 +35,8 @@ fn from_source(name: &str, source: &str) -> Document {
         .unwrap()
 }
 
-fn cfg(budget: usize, table_rows_as: TableRows) -> ChunkConfig {
-    ChunkConfig { budget, table_rows_as, ..ChunkConfig::default() }
+fn cfg(budget: usize, table_rows: TableRows) -> ChunkConfig {
+    ChunkConfig { budget, table_rows, ..ChunkConfig::default() }
 }
 
 /// `(table, row, header)` of a table-row block.
@@ -170,7 +170,7 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &Chunk
             }
             covered[k] = true;
         }
-        match cfg.table_rows_as {
+        match cfg.table_rows {
             TableRows::Readable => assert!(c.text.ends_with(&c.content), "{what}: readable text"),
             TableRows::Linearised if !header.is_empty() => assert!(!c.text.contains(" | "), "{what}: linearised"),
             TableRows::Linearised => {}

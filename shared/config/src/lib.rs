@@ -3,6 +3,7 @@
 //! once at start. Unknown fields are errors: a misspelt limit must not
 //! silently fall back to its default.
 
+pub use ragpipe_core::{ChunkConfig, TableRows};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ pub struct Config {
     /// Where the embedded mode keeps its state and vectors.
     pub data_dir: PathBuf,
     pub model: ModelConfig,
-    pub chunking: ChunkingConfig,
+    pub chunking: ChunkConfig,
     pub search: SearchConfig,
     pub limits: LimitsConfig,
     pub workers: WorkersConfig,
@@ -90,28 +91,6 @@ pub struct ModelConfig {
     /// stay in cache and batch 1 embeds 1.6–1.8× faster than batch 32
     /// (docs/BENCHMARKS.md).
     pub batch_size: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ChunkingConfig {
-    /// Word-pieces per chunk `text`, header and special tokens included; at
-    /// most the model window (256).
-    pub budget: usize,
-    /// Prefix each chunk's `text` with `Title > Section`.
-    pub contextual_header: bool,
-    /// How table rows are written in the embedded `text` of a table chunk:
-    /// `readable` (the header line over the row lines, as in `content`) or
-    /// `linearised` (`Header: value; …` per row). See docs/EVALUATION.md.
-    pub table_rows: TableRows,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum TableRows {
-    #[default]
-    Readable,
-    Linearised,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -197,7 +176,7 @@ impl Default for Config {
         Config {
             data_dir: PathBuf::from(".ragpipe"),
             model: ModelConfig::default(),
-            chunking: ChunkingConfig::default(),
+            chunking: ChunkConfig::default(),
             search: SearchConfig::default(),
             limits: LimitsConfig::default(),
             workers: WorkersConfig::default(),
@@ -211,12 +190,6 @@ impl Default for Config {
 impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig { dir: None, runtime: None, variant: "fp32".into(), threads: 0, batch_size: 1 }
-    }
-}
-
-impl Default for ChunkingConfig {
-    fn default() -> Self {
-        ChunkingConfig { budget: 256, contextual_header: true, table_rows: TableRows::Readable }
     }
 }
 

@@ -5,15 +5,19 @@
 //! on one data model and lets every stage be unit-tested without servers.
 
 pub mod chunk;
+pub mod chunking;
 pub mod document;
 pub mod ids;
+pub mod index;
 pub mod locator;
 pub mod messages;
 pub mod state;
 
 pub use chunk::Chunk;
+pub use chunking::{ChunkConfig, TOO_MANY_TOKENS, TableRows, TokenCounter};
 pub use document::{Block, BlockKind, Document, Kind, Table};
 pub use ids::{DocumentId, point_id};
+pub use index::CollectionSpec;
 pub use locator::Locator;
 pub use messages::{ChunkMessage, DeleteJob, EmbedJob, ExtractJob, Job, SCHEMA_VERSION};
 pub use state::{DocState, DocStatus, Stage};

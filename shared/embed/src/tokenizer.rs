@@ -52,11 +52,11 @@ impl WordPieceTokenizer {
     }
 }
 
-impl ragpipe_chunking::TokenCounter for WordPieceTokenizer {
+impl ragpipe_core::TokenCounter for WordPieceTokenizer {
     fn count(&self, text: &str) -> usize {
         // Encoding only fails on pathological normaliser errors; count such a
         // text as too large so it is split rather than passed through.
-        self.inner.encode(text, false).map(|e| e.get_ids().len()).unwrap_or(ragpipe_chunking::TOO_MANY_TOKENS)
+        self.inner.encode(text, false).map(|e| e.get_ids().len()).unwrap_or(ragpipe_core::TOO_MANY_TOKENS)
     }
 
     fn special_tokens(&self) -> usize {

@@ -44,8 +44,9 @@ pub enum ExtractError {
 }
 
 /// Explicit limits on what one document may cost to extract; hitting one is
-/// a failure whose reason names the limit.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// a failure whose reason names the limit. They cross the pipe to the
+/// extraction child as they are (serde).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     pub max_pages: u32,
     pub max_rows: u64,

@@ -23,6 +23,7 @@ use lapin::options::{
 };
 use lapin::types::{AMQPValue, FieldTable, ShortString};
 use lapin::{BasicProperties, Channel, Connection, ConnectionProperties};
+use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -120,14 +121,32 @@ impl AmqpQueue {
 }
 
 /// Publishes persistently and waits for the broker's confirm.
+/// The longest a publish waits for the broker's confirm, or an ack for the
+/// broker to take it. A connection that died half-way (a broker restart, a
+/// cut network) can leave either waiting forever; past this, the call fails
+/// as a lost connection, the worker reconnects, and the broker redelivers
+/// whatever was not acked.
+pub const BROKER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs one broker round trip under [`BROKER_TIMEOUT`].
+async fn bounded<T>(what: &str, call: impl Future<Output = Result<T, QueueError>>) -> Result<T, QueueError> {
+    match tokio::time::timeout(BROKER_TIMEOUT, call).await {
+        Ok(result) => result,
+        Err(_) => Err(QueueError::Connection(format!("the broker did not answer {what} in {BROKER_TIMEOUT:?}"))),
+    }
+}
+
 async fn publish(channel: &Channel, queue: &str, payload: &[u8], props: BasicProperties) -> Result<(), QueueError> {
     let props = props.with_delivery_mode(2).with_content_type("application/json".into());
-    let confirm = channel
-        .basic_publish("".into(), queue.into(), BasicPublishOptions::default(), payload, props)
-        .await
-        .map_err(conn_err)?
-        .await
-        .map_err(conn_err)?;
+    let confirm = bounded(&format!("a publish to {queue}"), async {
+        channel
+            .basic_publish("".into(), queue.into(), BasicPublishOptions::default(), payload, props)
+            .await
+            .map_err(conn_err)?
+            .await
+            .map_err(conn_err)
+    })
+    .await?;
     match confirm {
         Confirmation::Ack(_) => Ok(()),
         other => Err(QueueError::Connection(format!("broker did not confirm the publish to {queue}: {other:?}"))),
@@ -269,7 +288,7 @@ impl Acker for AmqpAcker {
                 publish(&self.channel, &self.dead_queue, &self.payload, props).await?;
             }
         }
-        acker.ack(BasicAckOptions::default()).await.map_err(conn_err)?;
+        bounded("an ack", async { acker.ack(BasicAckOptions::default()).await.map_err(conn_err) }).await?;
         Ok(())
     }
 }

@@ -8,10 +8,13 @@
 //! Both must pass the suite in [`conformance`].
 
 mod amqp;
+#[cfg(feature = "testsuite")]
 pub mod conformance;
+mod consume;
 mod memory;
 
 pub use amqp::{AmqpOptions, AmqpQueue};
+pub use consume::{Activity, Handler, Outcome, consume};
 pub use memory::MemoryQueue;
 
 use async_trait::async_trait;

@@ -4,6 +4,7 @@
 //! size limit so one enormous file cannot exhaust a worker. Every adapter
 //! passes the suite in [`conformance`].
 
+#[cfg(feature = "testsuite")]
 pub mod conformance;
 mod folder;
 mod s3;

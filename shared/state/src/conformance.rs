@@ -99,7 +99,7 @@ pub async fn batches_are_idempotent(store: &dyn StateStore) {
     assert_eq!((doc.truncated, doc.model.as_deref(), doc.dims), (1, Some("m"), Some(384)));
     assert_eq!(doc.kind, Some(Kind::Markdown));
     let counts = store.counts().await.unwrap();
-    let indexed = counts.iter().find(|(s, _)| *s == DocStatus::Indexed).unwrap().1;
+    let indexed = counts.get(DocStatus::Indexed);
     assert_eq!((indexed.documents, indexed.chunks, indexed.tokens, indexed.header_tokens), (1, 5, 500, 50));
 }
 

@@ -6,14 +6,17 @@
 //! the embedded default, PostgreSQL for distributed deployments. The queries
 //! live in `src/sql/*.sql` and are written once in the dialect both accept.
 
+#[cfg(feature = "testsuite")]
 pub mod conformance;
 mod indexes;
 mod registry;
 mod sql;
+mod sync_report;
 mod sync_runs;
 
 pub use registry::{live_index, write_index};
 pub use sql::{DEFAULT_LEASE, SqlStateStore};
+pub use sync_report::{MAX_SKIPPED_KEPT, SkippedEntry, SyncReport};
 
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
@@ -108,6 +111,48 @@ pub struct StatusCount {
     pub header_tokens: i64,
 }
 
+/// Totals of every status, as the state store counts them in one query:
+/// what `ragpipe status`, `GET /api/status`, progress bars and reports read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusCounts(Vec<(DocStatus, StatusCount)>);
+
+impl StatusCounts {
+    pub fn new(counts: Vec<(DocStatus, StatusCount)>) -> Self {
+        StatusCounts(counts)
+    }
+
+    /// The totals of one status (zero when no document has it).
+    pub fn get(&self, status: DocStatus) -> StatusCount {
+        self.0.iter().find(|(s, _)| *s == status).map(|(_, c)| *c).unwrap_or_default()
+    }
+
+    /// Documents with this status.
+    pub fn documents(&self, status: DocStatus) -> i64 {
+        self.get(status).documents
+    }
+
+    /// Documents still on their way (queued, extracting, embedding).
+    pub fn pending(&self) -> i64 {
+        self.0.iter().filter(|(s, _)| s.is_pending()).map(|(_, c)| c.documents).sum()
+    }
+
+    /// Documents finished either way (indexed or failed).
+    pub fn done(&self) -> i64 {
+        self.documents(DocStatus::Indexed) + self.documents(DocStatus::Failed)
+    }
+
+    /// Documents of every status.
+    pub fn total(&self) -> i64 {
+        self.0.iter().map(|(_, c)| c.documents).sum()
+    }
+
+    /// Every status with its document count, zeros included, in
+    /// [`DocStatus::ALL`] order.
+    pub fn by_status(&self) -> Vec<(DocStatus, i64)> {
+        DocStatus::ALL.iter().map(|s| (*s, self.documents(*s))).collect()
+    }
+}
+
 /// Per-document state. Every transition is conditional on the generation it
 /// is about and returns whether it applied; `false` means the message was
 /// stale or duplicated and must be acked without further effect.
@@ -138,7 +183,7 @@ pub trait StateStore: Send + Sync {
     /// Documents, optionally of one status, ordered by URI.
     async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError>;
     /// Totals per status.
-    async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError>;
+    async fn counts(&self) -> Result<StatusCounts, StateError>;
     /// Queues a document that is in status `from` again as a new generation
     /// with its attempts reset; `None` when it is not (so doing it twice
     /// queues once).
@@ -241,6 +286,18 @@ pub struct IndexRecord {
     /// Milliseconds since the epoch.
     pub created_at: i64,
     pub swapped_at: Option<i64>,
+}
+
+impl IndexRecord {
+    /// What the index is sealed to: its vectors and a query's must come from
+    /// this model, with these dimensions and chunking rules.
+    pub fn spec(&self) -> ragpipe_core::CollectionSpec {
+        ragpipe_core::CollectionSpec {
+            model: self.model.clone(),
+            dims: self.dims as usize,
+            pipeline_version: self.pipeline_version.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -2,7 +2,7 @@
 
 use crate::{
     BatchStats, Completion, Extracted, IndexRecord, IndexState, NewIndex, Observation, Observed, Retried, StateError,
-    StateStore, StatusCount, SyncRun,
+    StateStore, StatusCount, StatusCounts, SyncRun,
 };
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
@@ -309,9 +309,10 @@ impl StateStore for SqlStateStore {
         self.recent_sync_runs(limit).await
     }
 
-    async fn counts(&self) -> Result<Vec<(DocStatus, StatusCount)>, StateError> {
+    async fn counts(&self) -> Result<StatusCounts, StateError> {
         let rows = sqlx::query(include_str!("sql/counts.sql")).fetch_all(&self.pool).await?;
-        rows.iter()
+        let counts: Result<Vec<_>, StateError> = rows
+            .iter()
             .map(|r| {
                 let status: String = r.try_get(0)?;
                 let count = StatusCount {
@@ -323,7 +324,8 @@ impl StateStore for SqlStateStore {
                 };
                 Ok((parse_status(&DocumentId::from_raw("-"), &status)?, count))
             })
-            .collect()
+            .collect();
+        Ok(StatusCounts::new(counts?))
     }
 }
 

@@ -3,7 +3,7 @@
 //! production chunker, so lengths are the ones ingest embeds.
 
 use crate::cli::BenchEmbedArgs;
-use crate::embedded;
+use crate::wiring;
 use anyhow::Context;
 use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
@@ -23,7 +23,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
     }
     let mut rows = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let tokenizer = embedded::load_tokenizer(&config)?;
+    let tokenizer = wiring::load_tokenizer(&config)?;
     let tokens: usize = texts.iter().map(|t| tokenizer.encode(t).map(|e| e.ids.len()).unwrap_or(0)).sum();
     let mhz = cpu_mhz();
     let lanes = fp32_flop_per_cycle();
@@ -45,7 +45,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
     for variant in [ModelVariant::Fp32, ModelVariant::Int8] {
         for threads in [1, 2] {
             for &batch in &args.batches {
-                let files = embedded::model_files(&config, variant)?;
+                let files = wiring::model_files(&config, variant)?;
                 let embedder = OnnxEmbedder::load(&files, threads, batch)?;
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 embedder.embed(&refs[..refs.len().min(batch)])?; // warm-up
@@ -81,8 +81,8 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
 }
 
 fn sample_chunks(config: &Config, args: &BenchEmbedArgs) -> anyhow::Result<Vec<String>> {
-    let tokenizer = embedded::load_tokenizer(config)?;
-    let cfg = embedded::chunk_config(config);
+    let tokenizer = wiring::load_tokenizer(config)?;
+    let cfg = config.chunking;
     let mut texts = Vec::new();
     for entry in walkdir::WalkDir::new(&args.folder).sort_by_file_name() {
         let entry = entry.with_context(|| format!("reading {}", args.folder.display()))?;

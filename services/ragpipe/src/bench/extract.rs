@@ -4,7 +4,7 @@
 //! (before the tokenizer is loaded) and after chunking.
 
 use crate::cli::BenchExtractArgs;
-use crate::embedded;
+use crate::wiring;
 use anyhow::Context;
 use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCode> {
-    let limits = crate::ingest::extract_limits(&config);
+    let limits = ragpipe_extractor::ExtractorConfig::from_config(&config)?.limits;
     let mut docs = Vec::new();
     println!(
         "{:<32} {:>6} {:>9} {:>9} {:>12} {:>9} {:>10}",
@@ -41,8 +41,8 @@ pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCod
         );
         docs.push((name, doc));
     }
-    let tokenizer = embedded::load_tokenizer(&config)?;
-    let cfg = embedded::chunk_config(&config);
+    let tokenizer = wiring::load_tokenizer(&config)?;
+    let cfg = config.chunking;
     println!("\nchunking (budget {}):", cfg.budget);
     for (name, doc) in &docs {
         let started = Instant::now();

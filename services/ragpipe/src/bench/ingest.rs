@@ -3,7 +3,7 @@
 //! the time split is measured rather than inferred, and the peak RSS.
 
 use crate::cli::{BenchIngestArgs, IngestArgs};
-use crate::embedded;
+use crate::wiring;
 use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
 use ragpipe_core::{Chunk, PIPELINE_VERSION, point_id};
@@ -21,10 +21,10 @@ pub async fn ingest(config: Config, args: BenchIngestArgs) -> anyhow::Result<Exi
     crate::ingest::run(e2e.clone(), IngestArgs { folder: args.folder.clone(), json: false, quiet: true, every: None })
         .await?;
     let wall = started.elapsed();
-    let state = embedded::open_state(&e2e).await?;
+    let state = wiring::open_state(&e2e).await?;
     let counts = state.counts().await?;
-    let docs: i64 = counts.iter().map(|(_, c)| c.documents).sum();
-    let chunks: i64 = counts.iter().map(|(_, c)| c.chunks).sum();
+    let docs = counts.total();
+    let chunks = counts.get(ragpipe_core::DocStatus::Indexed).chunks;
 
     let split = stages(&config, &args, scratch.path()).await?;
     println!();
@@ -50,9 +50,9 @@ async fn stages(
     args: &BenchIngestArgs,
     scratch: &std::path::Path,
 ) -> anyhow::Result<Vec<(&'static str, Duration)>> {
-    let tokenizer = embedded::load_tokenizer(config)?;
-    let embedder = embedded::load_embedder(config)?;
-    let cfg = embedded::chunk_config(config);
+    let tokenizer = wiring::load_tokenizer(config)?;
+    let embedder = wiring::load_embedder(config)?;
+    let cfg = config.chunking;
     let (mut extract, mut chunk) = (Duration::ZERO, Duration::ZERO);
     let mut all: Vec<(String, Chunk)> = Vec::new();
     for entry in walkdir::WalkDir::new(&args.folder).sort_by_file_name() {
@@ -78,7 +78,7 @@ async fn stages(
         vectors.extend(embedder.embed(group)?.vectors);
     }
     let embed = t.elapsed();
-    let store = EdgeStore::open(&scratch.join("stage-store"), &embedded::configured_collection(config))?;
+    let store = EdgeStore::open(&scratch.join("stage-store"), &wiring::configured_collection(config))?;
     let bm25 = Bm25::english();
     let t = Instant::now();
     let points: Vec<Point> = all

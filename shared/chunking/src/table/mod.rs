@@ -101,7 +101,7 @@ pub(crate) fn pack(
     };
     let fixed = counter.special_tokens()
         + packer.ctx_tokens
-        + match cfg.table_rows_as {
+        + match cfg.table_rows {
             TableRows::Readable => crate::measure(counter, packer.header),
             TableRows::Linearised => 0,
         };
@@ -148,7 +148,7 @@ struct Packer<'a> {
 impl Packer<'_> {
     fn row_tokens(&self, row: &Row) -> usize {
         let line = &self.doc.text[row.range.clone()];
-        match self.cfg.table_rows_as {
+        match self.cfg.table_rows {
             TableRows::Linearised if !self.header.is_empty() => {
                 crate::measure(self.counter, &cells::linearise(self.header, line))
             }
@@ -254,7 +254,7 @@ impl Packer<'_> {
     fn build(&mut self, bytes: Range<usize>, header: &str, a1: (u32, u32, u32, u32), index: usize) -> Chunk {
         let rows = &self.doc.text[bytes.clone()];
         let content = if header.is_empty() { rows.to_string() } else { format!("{header}\n{rows}") };
-        let body = match self.cfg.table_rows_as {
+        let body = match self.cfg.table_rows {
             TableRows::Linearised if !header.is_empty() => cells::linearise(header, rows),
             _ => content.clone(),
         };

@@ -7,6 +7,7 @@
 //! Names, reasons and text that look like HTML are shown as text, and none
 //! of them runs.
 
+use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -18,7 +19,7 @@ mod common;
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 fn ragpipe(config: &Path, args: &[&str]) -> (i32, Value) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+    let mut cmd = Command::new(ragpipe_bin());
     cmd.arg("--config").arg(config);
     common::run_json(cmd, args)
 }
@@ -146,7 +147,7 @@ impl Drop for Browser {
 
 /// Starts `ragpipe serve admin` on a free loopback port; returns it and its URL.
 fn serve_admin(config: &Path) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ragpipe"))
+    let mut child = Command::new(ragpipe_bin())
         .arg("--config")
         .arg(config)
         .args(["serve", "admin", "--listen", "127.0.0.1:0"])

@@ -10,16 +10,17 @@
 //! the whole process tree under the 2 GiB cap (the watcher kills it past
 //! that, which fails the run).
 
+use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
 #[test]
 fn a_hostile_folder_ends_with_every_document_indexed_or_failed_within_2_gib() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = Command::new(root.join("scripts/hostile.sh"))
         .arg("--small")
-        .env("RAGPIPE_BIN", env!("CARGO_BIN_EXE_ragpipe"))
+        .env("RAGPIPE_BIN", ragpipe_bin())
         .output()
         .expect("scripts/hostile.sh runs");
     let stderr = String::from_utf8_lossy(&out.stderr);

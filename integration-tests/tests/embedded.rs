@@ -4,6 +4,7 @@
 //! re-runs that re-embed nothing, and changed and removed files.
 
 use ragpipe_core::Locator;
+use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,7 +19,7 @@ struct Env {
 impl Env {
     fn new() -> Self {
         let folder = tempfile::tempdir().unwrap();
-        let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+        let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples");
         for entry in std::fs::read_dir(samples).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, folder.path().join(path.file_name().unwrap())).unwrap();
@@ -31,7 +32,7 @@ impl Env {
 
     /// Runs ragpipe with `args`; returns (exit code, stdout parsed as JSON).
     fn run(&self, args: &[&str]) -> (i32, Value) {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+        let mut cmd = Command::new(ragpipe_bin());
         cmd.arg("--data-dir").arg(self.data.path());
         common::run_json(cmd, args)
     }

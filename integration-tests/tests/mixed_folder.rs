@@ -8,6 +8,7 @@
 //! memory or spin kill only their extraction child.
 
 use ragpipe_core::{BlockKind, Document, Kind, Locator};
+use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,7 +17,7 @@ mod common;
 use common::{Page, deflated, one_page_pdf};
 
 fn fixtures(kind: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures").join(kind)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures").join(kind)
 }
 
 /// Copies the committed fixtures (not their sources and scripts) into `to`.
@@ -47,7 +48,7 @@ impl Run {
     }
 
     fn run(&self, args: &[&str]) -> (i32, Value) {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+        let mut cmd = Command::new(ragpipe_bin());
         cmd.arg("--data-dir").arg(self.data.path()).arg("--config").arg(self.data.path().join("ragpipe.toml"));
         common::run_json(cmd, args)
     }

@@ -3,6 +3,7 @@
 //! span and metric exporters (what they send is checked in-process by
 //! integration-tests/tests/telemetry.rs); without one, nothing connects.
 
+use ragpipe_integration_tests::ragpipe_bin;
 use std::io::Read;
 use std::net::TcpListener;
 use std::process::Command;
@@ -29,8 +30,8 @@ fn ingest_with(endpoint: Option<&str>, listener: TcpListener) -> Vec<Vec<u8>> {
         seen
     });
     let data = tempfile::tempdir().unwrap();
-    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../samples");
+    let mut cmd = Command::new(ragpipe_bin());
     cmd.arg("--data-dir").arg(data.path()).args(["ingest", samples, "--json", "--quiet"]);
     cmd.env_remove("RAGPIPE_OTLP_ENDPOINT").env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
     if let Some(e) = endpoint {

@@ -2,13 +2,14 @@
 //! (once, however often retry runs), and the next ingest processes them as
 //! a new generation.
 
+use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::process::Command;
 
 mod common;
 
 fn ragpipe(data: &std::path::Path, args: &[&str]) -> (i32, Value) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+    let mut cmd = Command::new(ragpipe_bin());
     cmd.arg("--data-dir").arg(data);
     common::run_json(cmd, args)
 }

@@ -1,11 +1,24 @@
-//! Wiring of the embedded mode: SQLite state, qdrant-edge vectors and the
-//! ONNX embedder, all under one data directory.
+//! The one place configuration becomes adapters, for both modes: the
+//! embedded default (SQLite state, qdrant-edge vectors, an in-process queue,
+//! all under the data directory) and the distributed mode (PostgreSQL
+//! `distributed.state_url`, RabbitMQ `amqp_url`, a Qdrant server
+//! `qdrant_url`, an S3 or folder `source`). Every command and service gets
+//! its state store, queue, source, vector collections, model and the
+//! admin functions from here.
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use async_trait::async_trait;
+use ragpipe_admin::{Admin, ChunkReader, Current};
 use ragpipe_config::Config;
+use ragpipe_core::DocumentId;
 use ragpipe_embed::{ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
+use ragpipe_extractor::SIDECAR_EXTENSIONS;
+use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue};
+use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Source};
 use ragpipe_state::{IndexRecord, NewIndex, SqlStateStore, StateStore, live_index};
-use ragpipe_vectors::{CollectionSpec, Collections, EdgeCollections, QdrantCollections, QdrantStore, VectorStore};
+use ragpipe_vectors::{
+    ChunkPayload, CollectionSpec, Collections, EdgeCollections, QdrantCollections, QdrantStore, VectorStore,
+};
 use std::sync::Arc;
 
 pub fn model_files(config: &Config, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
@@ -35,19 +48,6 @@ pub fn load_embedder_for(config: &Config, index: &IndexRecord) -> anyhow::Result
 fn load_variant(config: &Config, variant: ModelVariant) -> anyhow::Result<Arc<OnnxEmbedder>> {
     let files = model_files(config, variant)?;
     Ok(Arc::new(OnnxEmbedder::load(&files, config.model.threads, config.model.batch_size)?))
-}
-
-/// The chunker settings of `[chunking]`.
-pub fn chunk_config(config: &Config) -> ragpipe_chunking::ChunkConfig {
-    let c = &config.chunking;
-    ragpipe_chunking::ChunkConfig {
-        budget: c.budget,
-        contextual_header: c.contextual_header,
-        table_rows_as: match c.table_rows {
-            ragpipe_config::TableRows::Readable => ragpipe_chunking::TableRows::Readable,
-            ragpipe_config::TableRows::Linearised => ragpipe_chunking::TableRows::Linearised,
-        },
-    }
 }
 
 pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>> {
@@ -115,7 +115,7 @@ pub async fn open_live(config: &Config, state: &dyn StateStore) -> anyhow::Resul
     let first = first_index(config);
     for _ in 0..5 {
         let index = live_index(state, &first).await?;
-        let spec = ragpipe_embedder::spec_of(&index);
+        let spec = index.spec();
         let opened = collections.open(&index.name, &spec).await;
         // A swap in between: the registry names another collection now.
         if live_index(state, &first).await?.name != index.name {
@@ -131,4 +131,76 @@ pub async fn open_live(config: &Config, state: &dyn StateStore) -> anyhow::Resul
         };
     }
     anyhow::bail!("the live index kept changing while it was being opened")
+}
+
+/// The distributed mode's state store; an error naming the setting when
+/// `distributed.state_url` is not set.
+pub fn require_state(config: &Config) -> anyhow::Result<()> {
+    if config.distributed.state_url.is_none() {
+        bail!("the distributed mode needs distributed.state_url (or RAGPIPE_STATE_URL), a PostgreSQL URL");
+    }
+    Ok(())
+}
+
+/// A connection to RabbitMQ (`distributed.amqp_url`), its queues named
+/// after `distributed.namespace`.
+pub async fn open_queue(config: &Config) -> anyhow::Result<Arc<dyn Queue>> {
+    let d = &config.distributed;
+    let url = d.amqp_url.as_deref().context("the distributed mode needs distributed.amqp_url (or RAGPIPE_AMQP_URL)")?;
+    let mut options = AmqpOptions::default();
+    if let Some(ns) = &d.namespace {
+        options.namespace = ns.clone();
+    }
+    Ok(Arc::new(AmqpQueue::connect(url, options).await.context("connecting to RabbitMQ")?))
+}
+
+/// `s3://bucket/prefix` or a folder path. Transcript sidecars are read with
+/// their audio, not listed as documents of their own.
+pub fn open_source(uri: Option<&str>) -> anyhow::Result<Arc<dyn ObjectSource>> {
+    let uri = uri.context("no source: pass --source or set distributed.source (or RAGPIPE_SOURCE)")?;
+    Ok(if uri.starts_with("s3://") {
+        Arc::new(S3Source::new(S3Config::from_uri(uri)?).skipping(&SIDECAR_EXTENSIONS))
+    } else {
+        Arc::new(FolderSource::new(std::path::Path::new(uri))?.skipping(&SIDECAR_EXTENSIONS))
+    })
+}
+
+/// The admin functions over this config's state store, and its broker when
+/// `distributed.amqp_url` is set (retries then publish at once).
+pub async fn admin(config: &Config) -> anyhow::Result<Admin> {
+    let state = open_state(config).await?;
+    let queue = match config.distributed.amqp_url {
+        Some(_) => Some(open_queue(config).await?),
+        None => None,
+    };
+    let chunks = Arc::new(OpenPerRequest { config: config.clone(), state: state.clone() });
+    Ok(Admin { state, queue, chunks, current: current(config), token: config.admin.token.clone() })
+}
+
+/// The model and pipeline this configuration seals a new index to, and this
+/// build's extractor version (what "stale" is against until the registry
+/// records an index; then its seal is).
+pub fn current(config: &Config) -> Current {
+    let spec = configured_collection(config);
+    Current {
+        model: spec.model,
+        pipeline_version: spec.pipeline_version,
+        extractor_version: ragpipe_extract::EXTRACTOR_VERSION.into(),
+    }
+}
+
+/// The live collection, opened for each request and closed after it: the
+/// embedded store admits one owner, so the admin server never keeps
+/// `ragpipe ingest` from opening it, and a reindex's swap is followed.
+struct OpenPerRequest {
+    config: Config,
+    state: Arc<SqlStateStore>,
+}
+
+#[async_trait]
+impl ChunkReader for OpenPerRequest {
+    async fn chunks(&self, id: &DocumentId) -> Result<Vec<ChunkPayload>, String> {
+        let (_, store) = open_live(&self.config, self.state.as_ref()).await.map_err(|e| format!("{e:#}"))?;
+        store.chunks(Some(id)).await.map_err(|e| e.to_string())
+    }
 }

@@ -5,6 +5,7 @@
 //! finished documents, `--keep-old` keeps the old collection, and
 //! `--stale-only` reprocesses only documents whose versions differ.
 
+use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,7 +17,7 @@ mod common;
 const QUERY: &str = "how do threads share state safely";
 
 fn cmd(data: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+    let mut cmd = Command::new(ragpipe_bin());
     cmd.arg("--data-dir").arg(data);
     cmd
 }
@@ -27,7 +28,7 @@ fn ragpipe(data: &Path, args: &[&str]) -> (i32, Value) {
 
 /// A folder of real documents, large enough that a reindex takes seconds.
 fn corpus() -> tempfile::TempDir {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dir = tempfile::tempdir().unwrap();
     let mut files: Vec<_> = std::fs::read_dir(root.join("samples")).unwrap().map(|e| e.unwrap().path()).collect();
     for name in ["book-ch16-03-shared-state.html", "cargo-reference-profiles.html", "reference-destructors.html"] {

@@ -6,6 +6,7 @@
 
 use super::net::Proxy;
 use ragpipe_core::{DocState, DocStatus, DocumentId, PIPELINE_VERSION};
+use ragpipe_integration_tests::ragpipe_bin;
 use ragpipe_state::{SqlStateStore, StateStore};
 use ragpipe_vectors::{CollectionSpec, EdgeStore, QdrantStore, VectorStore};
 use serde_json::Value;
@@ -15,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub fn fixture(kind: &str, name: &str) -> Vec<u8> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/extract/tests/fixtures");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures");
     std::fs::read(root.join(kind).join(name)).unwrap()
 }
 
@@ -175,7 +176,7 @@ impl Deployment {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragpipe"));
+        let mut cmd = Command::new(ragpipe_bin());
         cmd.arg("--config")
             .arg(self.data.path().join("ragpipe.toml"))
             .args(args)

@@ -1,0 +1,55 @@
+//! What the chunkers need from the rest of the system, kept here so the
+//! configuration, the embedder's tokenizer and the chunkers share one
+//! definition: the settings of `[chunking]` and the word-piece counter.
+
+use serde::Deserialize;
+
+/// Counts word-pieces the way the embedding model will. Implemented by the
+/// embedder's tokenizer; chunkers never guess sizes from characters.
+pub trait TokenCounter: Send + Sync {
+    /// Word-pieces of `text` without the model's special tokens.
+    fn count(&self, text: &str) -> usize;
+    /// Special tokens the model adds around every input (`[CLS]`, `[SEP]`).
+    fn special_tokens(&self) -> usize;
+}
+
+/// A token count larger than any budget, for texts that are not measured
+/// (or that a tokenizer could not encode). Small enough that adding headers
+/// and specials and storing it in a chunk's `u32` never wraps around to a
+/// count that would fit.
+pub const TOO_MANY_TOKENS: usize = 1 << 30;
+
+/// How chunks are cut: the `[chunking]` section of the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChunkConfig {
+    /// Target size of a chunk's `text` in word-pieces, specials and header
+    /// included; at most the model window (256).
+    pub budget: usize,
+    /// Whether `text` starts with the `Title > Section` header.
+    pub contextual_header: bool,
+    /// How table rows are written in a table chunk's `text` (its `content` is
+    /// always the readable table). See docs/EVALUATION.md.
+    pub table_rows: TableRows,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig { budget: 256, contextual_header: true, table_rows: TableRows::Readable }
+    }
+}
+
+/// The form of table rows in the embedded `text`. Which retrieves better is
+/// an evaluation question, so both exist; `Readable` is the default until an
+/// eval run says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TableRows {
+    /// The header line then the row lines, as in `content`: `Region | Units`
+    /// over `North | 10`.
+    #[default]
+    Readable,
+    /// Each row as `Header: value` pairs, `Region: North; Units: 10`, which
+    /// keeps every value next to its column name.
+    Linearised,
+}
