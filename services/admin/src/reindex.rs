@@ -15,7 +15,7 @@
 use crate::AdminError;
 use ragpipe_core::DocStatus;
 use ragpipe_queue::{Queue, Topic};
-use ragpipe_state::{IndexRecord, IndexState, NewIndex, Retried, StateStore, live_index};
+use ragpipe_state::{IndexRecord, IndexState, NewIndex, Retried, StateStore, StatusCounts, live_index};
 use ragpipe_vectors::{CollectionSpec, Collections};
 use serde::Serialize;
 
@@ -45,9 +45,14 @@ impl ReindexStatus {
 }
 
 pub async fn status(state: &dyn StateStore) -> Result<ReindexStatus, AdminError> {
+    status_with(state, &state.counts().await?).await
+}
+
+/// [`status`] over counts the caller already read (one count query per
+/// `GET /api/status`, not two).
+pub(crate) async fn status_with(state: &dyn StateStore, counts: &StatusCounts) -> Result<ReindexStatus, AdminError> {
     let indexes = state.indexes().await?;
     let one = |st: IndexState| indexes.iter().find(|i| i.state == st).cloned();
-    let counts = state.counts().await?;
     Ok(ReindexStatus {
         live: one(IndexState::Live),
         building: one(IndexState::Building),

@@ -85,7 +85,7 @@ pub async fn status(
         stale_total: stale.len(),
         stale: stale.iter().take(MAX_LISTED).map(staleness).collect(),
         current,
-        index: reindex::status(state).await?,
+        index: reindex::status_with(state, &counts).await?,
         queues,
         syncs,
         skipped: last.skipped_entries,

@@ -26,14 +26,6 @@ impl Stop {
         (tx, Stop { rx })
     }
 
-    /// A stop that never fires.
-    pub fn never() -> Stop {
-        let (tx, stop) = Stop::manual();
-        // The receiver sees the sender dropped as "no more changes": never stops.
-        drop(tx);
-        stop
-    }
-
     pub fn is_stopped(&self) -> bool {
         *self.rx.borrow()
     }
