@@ -80,7 +80,7 @@ INGEST_RC=$?
 set -e
 log "ingest exited with $INGEST_RC (1 means some documents failed, as they should)"
 
-"$BIN" --data-dir "$DATA" documents --json >"$WORK/documents.json" || log "warning: documents --json failed"
+"$BIN" --data-dir "$DATA" documents --json --limit 1000 >"$WORK/documents.json" || log "warning: documents --json failed"
 "$BIN" --data-dir "$DATA" status --json >"$WORK/status.json" || log "warning: status --json failed"
 
 set +e

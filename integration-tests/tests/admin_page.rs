@@ -7,11 +7,11 @@
 //! Names, reasons and text that look like HTML are shown as text, and none
 //! of them runs.
 
+use common::net::Killed;
 use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
@@ -25,15 +25,6 @@ fn ragpipe(config: &Path, args: &[&str]) -> (i32, Value) {
 }
 
 /// A child process killed when the test ends, however it ends.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A WebDriver session: just the commands this test needs.
 struct Browser {
     http: ureq::Agent,
@@ -147,17 +138,9 @@ impl Drop for Browser {
 
 /// Starts `ragpipe serve admin` on a free loopback port; returns it and its URL.
 fn serve_admin(config: &Path) -> (Killed, String) {
-    let mut child = Command::new(ragpipe_bin())
-        .arg("--config")
-        .arg(config)
-        .args(["serve", "admin", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("admin listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
-    (Killed(child), url)
+    let mut cmd = Command::new(ragpipe_bin());
+    cmd.arg("--config").arg(config).args(["serve", "admin", "--listen", "127.0.0.1:0"]);
+    common::net::serve(cmd, "admin")
 }
 
 #[test]
@@ -180,7 +163,7 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
     let (code, first) = ragpipe(&config, &["ingest", dir, "--json"]);
     assert_eq!((code, first["indexed"].as_i64()), (1, Some(1)), "{first}");
     let (_, failed) = ragpipe(&config, &["documents", "--status", "failed", "--json"]);
-    let failed = failed.as_array().unwrap();
+    let failed = failed["documents"].as_array().unwrap();
     assert_eq!(failed.len(), 1);
     let reason = failed[0]["reason"].as_str().unwrap();
     assert!(reason.starts_with("file too large"), "{reason}");
@@ -210,8 +193,8 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
     );
     // The filter still says "too large", and the document no longer carries that reason.
     let (_, queued) = ragpipe(&config, &["documents", "--status", "queued", "--json"]);
-    assert_eq!(queued.as_array().map(Vec::len), Some(1), "{queued}");
-    assert_eq!(queued[0]["attempts"], 0);
+    assert_eq!(queued["documents"].as_array().map(Vec::len), Some(1), "{queued}");
+    assert_eq!(queued["documents"][0]["attempts"], 0);
 
     // The cause fixed (the limit raised), the next ingest indexes it.
     let config = write_config(1 << 20);
@@ -285,10 +268,11 @@ fn html_in_names_reasons_and_text_is_shown_as_text_and_never_runs() {
     let (code, ingest) = ragpipe(&config, &["ingest", folder.path().to_str().unwrap(), "--json"]);
     assert_eq!((code, ingest["indexed"].as_i64()), (1, Some(2)), "{ingest}");
     let (_, listed) = ragpipe(&config, &["documents", "--json"]);
-    let mut sources: Vec<&str> = listed.as_array().unwrap().iter().map(|d| d["source"].as_str().unwrap()).collect();
+    let mut sources: Vec<&str> =
+        listed["documents"].as_array().unwrap().iter().map(|d| d["source"].as_str().unwrap()).collect();
     sources.sort();
     let (_, failed) = ragpipe(&config, &["documents", "--status", "failed", "--json"]);
-    let reason = failed[0]["reason"].as_str().unwrap();
+    let reason = failed["documents"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("<svg onload=__pwned=3>"), "the reason repeats the name's extension: {reason}");
 
     let (_admin, url) = serve_admin(&config);
@@ -317,7 +301,7 @@ fn html_in_names_reasons_and_text_is_shown_as_text_and_never_runs() {
     assert_eq!(groups, json!([reason]), "the reason shown literally");
     let row_reason =
         browser.eval("return document.querySelector('#documents tr.doc .status.failed').parentElement.querySelector('.reason').innerText");
-    assert_eq!(row_reason, json!(format!("[{}] {reason}", failed[0]["stage"].as_str().unwrap())));
+    assert_eq!(row_reason, json!(format!("[{}] {reason}", failed["documents"][0]["stage"].as_str().unwrap())));
 
     // Markup in a filter is a substring like any other.
     browser.filter_to("<svg onload", "notes.<svg onload=__pwned=3>");
@@ -327,7 +311,12 @@ fn html_in_names_reasons_and_text_is_shown_as_text_and_never_runs() {
         .wait_for("the three documents listed", "return document.querySelectorAll('#documents tr.doc').length === 3");
 
     // The text document's detail: its name as the heading, its text as text.
-    let doc = listed.as_array().unwrap().iter().find(|d| d["source"].as_str().unwrap().ends_with(names[1])).unwrap();
+    let doc = listed["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["source"].as_str().unwrap().ends_with(names[1]))
+        .unwrap();
     browser.click(&format!("#documents tr.doc[data-id='{}'] a", doc["id"].as_str().unwrap()));
     let detail = browser.wait_for(
         "the document's chunk",

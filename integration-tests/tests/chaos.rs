@@ -14,7 +14,6 @@
 //! test binary, built only with the `server-tests` feature.
 
 use ragpipe_core::{DocState, DocStatus};
-use ragpipe_state::StateStore;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
@@ -105,7 +104,7 @@ fn document(i: usize) -> Vec<(String, Vec<u8>)> {
 
 /// Documents finished (indexed or failed) so far, and documents known.
 async fn finished(state: &ragpipe_state::SqlStateStore) -> Option<(usize, usize)> {
-    let all = state.list(None).await.ok()?;
+    let all = ragpipe_state::every(state, &Default::default()).await.ok()?;
     Some((all.iter().filter(|d| matches!(d.status, DocStatus::Indexed | DocStatus::Failed)).count(), all.len()))
 }
 
@@ -263,7 +262,7 @@ async fn kill_coordinator_mid_sync(dep: &Deployment, known: usize) -> Value {
     let state = dep.state().await;
     let mut child = dep.command(&["sync"]).stdout(std::process::Stdio::null()).spawn().unwrap();
     let killed_at = loop {
-        let rows = state.list(None).await.map(|all| all.len()).unwrap_or_default();
+        let rows = ragpipe_state::every(&state, &Default::default()).await.map(|all| all.len()).unwrap_or_default();
         if rows > known {
             break rows;
         }

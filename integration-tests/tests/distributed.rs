@@ -180,7 +180,12 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     let state = dep.state().await;
     let started = Instant::now();
     loop {
-        let doc = state.list(None).await.unwrap().into_iter().find(|d| name(d) == "encrypted.pdf").unwrap();
+        let doc = ragpipe_state::every(&state, &Default::default())
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|d| name(d) == "encrypted.pdf")
+            .unwrap();
         if doc.generation == before["encrypted.pdf"] + 1 && doc.status == DocStatus::Failed {
             assert_eq!(doc.failure_reason.as_deref(), Some("encrypted PDF"));
             assert_eq!(doc.attempts, 1, "attempts start again");

@@ -27,6 +27,19 @@ PENDING = {"queued", "extracting", "embedding"}
 PASSWD = "root:x:0:0"  # first line of /etc/passwd everywhere
 
 
+def all_documents(path, bin, data_dir):
+    """Every document: the first page (`documents --json`) at `path`, then
+    the pages after it, read with the same binary."""
+    page = load(path, {})
+    docs = list(page.get("documents", []))
+    while page.get("next") and bin:
+        out = subprocess.run([bin, "--data-dir", data_dir, "documents", "--json", "--limit", "1000",
+                              "--after", page["next"]], capture_output=True, text=True, check=True)
+        page = json.loads(out.stdout)
+        docs += page["documents"]
+    return docs
+
+
 def load(path, default=None):
     if not path or not os.path.exists(path):
         return default
@@ -59,7 +72,7 @@ def main():
     args = ap.parse_args()
 
     manifest = load(args.manifest)
-    docs = load(args.documents, [])
+    docs = all_documents(args.documents, args.bin, args.data_dir)
     status = load(args.status, {})
     watch = load(args.watch, {})
     ingest = load(args.ingest)

@@ -7,7 +7,7 @@
 use super::net::Proxy;
 use ragpipe_core::{DocState, DocStatus, DocumentId, PIPELINE_VERSION};
 use ragpipe_integration_tests::ragpipe_bin;
-use ragpipe_state::{SqlStateStore, StateStore};
+use ragpipe_state::SqlStateStore;
 use ragpipe_vectors::{CollectionSpec, EdgeStore, QdrantStore, VectorStore};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -214,7 +214,7 @@ impl Deployment {
         let state = self.state().await;
         let started = Instant::now();
         loop {
-            let all = state.list(None).await.unwrap();
+            let all = ragpipe_state::every(&state, &Default::default()).await.unwrap();
             if let Some(d) = all.iter().find(|d| d.uri.ends_with(&format!("/{name}")) && d.status == status) {
                 return d.clone();
             }
@@ -243,7 +243,7 @@ impl Deployment {
         let state = self.state().await;
         let started = Instant::now();
         loop {
-            let all = state.list(None).await.unwrap();
+            let all = ragpipe_state::every(&state, &Default::default()).await.unwrap();
             let done =
                 all.iter().filter(|d| matches!(d.status, DocStatus::Indexed | DocStatus::Failed | DocStatus::Deleted));
             if all.len() == docs && done.count() == docs {

@@ -1,5 +1,6 @@
 //! Network helpers of the end-to-end tests: a TCP proxy that can cut every
-//! connection, free loopback ports, and a plain HTTP GET.
+//! connection, free loopback ports, a plain HTTP GET, and servers started
+//! for a test and killed after it.
 
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -69,4 +70,27 @@ pub fn http_get(url: &str, token: Option<&str>) -> (u16, Value) {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A child process killed (and reaped) when dropped.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts an HTTP server (`ragpipe serve admin|search --listen 127.0.0.1:0`)
+/// and reads the base URL from the first line it prints
+/// (`<what> listening on http://…`).
+pub fn serve(mut cmd: std::process::Command, what: &str) -> (Killed, String) {
+    use std::io::BufRead;
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let prefix = format!("{what} listening on ");
+    let url = line.trim().strip_prefix(&prefix).unwrap_or_else(|| panic!("{line:?}")).to_string();
+    (Killed(child), url)
 }

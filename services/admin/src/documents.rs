@@ -3,6 +3,7 @@
 //! web page always agree on what "failed with reason X" selects.
 
 use ragpipe_core::{DocState, DocStatus, Kind};
+use ragpipe_state::{DocQuery, FailureGroup, KindMatch, Seal};
 use serde::{Deserialize, Serialize};
 
 /// The model and pipeline the index being written is sealed to, and the
@@ -17,7 +18,15 @@ pub struct Current {
 
 impl Current {
     pub fn is_stale(&self, doc: &DocState) -> bool {
-        doc.is_stale(&self.model, &self.pipeline_version, &self.extractor_version)
+        self.seal().is_stale(doc)
+    }
+
+    pub fn seal(&self) -> Seal {
+        Seal {
+            model: self.model.clone(),
+            pipeline_version: self.pipeline_version.clone(),
+            extractor_version: self.extractor_version.clone(),
+        }
     }
 }
 
@@ -36,14 +45,17 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn matches(&self, doc: &DocState, current: &Current) -> bool {
-        let reason = |needle: &str| {
-            doc.failure_reason.as_deref().is_some_and(|r| r.to_lowercase().contains(&needle.to_lowercase()))
-        };
-        self.status.is_none_or(|s| doc.status == s)
-            && self.kind.is_none_or(|k| kind(doc) == Some(k))
-            && self.reason.as_deref().is_none_or(reason)
-            && (!self.stale || current.is_stale(doc))
+    /// The state store's query for this filter; stale is against `current`.
+    pub fn query(&self, current: &Current) -> DocQuery {
+        DocQuery {
+            status: self.status,
+            reason: self.reason.clone(),
+            kind: self.kind.map(|kind| KindMatch {
+                kind,
+                extensions: ragpipe_extract::extensions_of(kind).into_iter().map(String::from).collect(),
+            }),
+            stale_against: self.stale.then(|| current.seal()),
+        }
     }
 
     /// True when the filter can only select failed documents: the retry
@@ -110,18 +122,21 @@ impl DocumentView {
 pub struct ReasonGroup {
     pub reason: String,
     pub stage: Option<&'static str>,
-    pub count: usize,
+    pub count: i64,
 }
 
-pub fn group_failures(docs: &[DocumentView]) -> Vec<ReasonGroup> {
-    let mut groups: Vec<ReasonGroup> = Vec::new();
-    for d in docs.iter().filter(|d| d.status == DocStatus::Failed.as_str()) {
-        let reason = d.reason.clone().unwrap_or_default();
-        match groups.iter_mut().find(|g| g.reason == reason) {
-            Some(g) => g.count += 1,
-            None => groups.push(ReasonGroup { reason, stage: d.stage, count: 1 }),
-        }
+impl From<FailureGroup> for ReasonGroup {
+    fn from(g: FailureGroup) -> Self {
+        ReasonGroup { reason: g.reason, stage: g.stage.map(|s| s.as_str()), count: g.count }
     }
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.reason.cmp(&b.reason)));
-    groups
+}
+
+/// One page of a selection, with the cursors of its neighbours: pass
+/// `after=next` for the following page and `before=previous` for the one
+/// before (each is the URI the page ends or starts at; `None` at an end).
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentsPage {
+    pub documents: Vec<DocumentView>,
+    pub next: Option<String>,
+    pub previous: Option<String>,
 }

@@ -9,8 +9,8 @@
 //! them as text only, and its Content-Security-Policy runs no script but
 //! its own, so a name that looks like HTML stays a name.
 
-use crate::params::{RawFilter, document_id, invalid};
-use crate::{Admin, AdminError, DocumentView, auth, group_failures};
+use crate::params::{RawFilter, document_id, invalid, page_query};
+use crate::{Admin, AdminError, DocumentView};
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -20,10 +20,10 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use ragpipe_core::{DocStatus, DocumentId};
 use ragpipe_queue::Topic;
+use ragpipe_worker::auth::{self, BearerToken};
 use serde::Deserialize;
 use serde_json::json;
 use std::future::Future;
-use std::net::SocketAddr;
 use tokio::net::TcpListener;
 
 const PAGE: &str = include_str!("page.html");
@@ -48,7 +48,7 @@ pub fn router(admin: Admin) -> Router {
         .route("/retry", post(retry))
         .route("/status", get(status))
         .route("/reindex", get(reindex))
-        .layer(middleware::from_fn_with_state(admin.clone(), auth::require_token));
+        .layer(middleware::from_fn_with_state(BearerToken::new(admin.token.as_deref()), auth::require_token));
     Router::new()
         .route("/", get(|| async { page("text/html; charset=utf-8", PAGE) }))
         .route("/page.js", get(|| async { page("text/javascript; charset=utf-8", PAGE_JS) }))
@@ -75,18 +75,9 @@ fn page(content_type: &'static str, body: &'static str) -> impl IntoResponse {
 /// token is configured (an unauthenticated retry button must not face a
 /// network) and a token that is no secret (empty or a placeholder).
 pub async fn bind(addr: &str, token: Option<&str>) -> Result<TcpListener, AdminError> {
-    if let Some(token) = token {
-        auth::check_configured(token)?;
-    }
-    let addr: SocketAddr =
-        addr.parse().map_err(|e| AdminError::BadRequest(format!("admin.listen {addr:?} is not an address: {e}")))?;
-    if token.is_none() && !addr.ip().is_loopback() {
-        return Err(AdminError::BadRequest(format!(
-            "refusing to serve the admin API on {addr} without a token: set admin.token \
-             (RAGPIPE_ADMIN_TOKEN) or listen on a loopback address"
-        )));
-    }
-    TcpListener::bind(addr).await.map_err(|e| AdminError::BadRequest(format!("binding {addr}: {e}")))
+    auth::bind(addr, token, "admin.token (RAGPIPE_ADMIN_TOKEN)")
+        .await
+        .map_err(|e| AdminError::BadRequest(format!("admin.listen: {e}")))
 }
 
 /// Serves until `shutdown` resolves; requests in flight finish first.
@@ -116,16 +107,19 @@ impl IntoResponse for AdminError {
     }
 }
 
-/// Documents matching the filter, and the failures among them grouped by reason.
+/// One page of the documents matching the filter, the cursors of the pages
+/// beside it, and the failures among every match grouped by reason.
 async fn list(
     State(admin): State<Admin>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Query(pairs) = query.map_err(|e| invalid("query", e.body_text()))?;
-    let filter = RawFilter::from_query(pairs)?.check("")?;
-    let documents = admin.documents(&filter).await?;
-    let failures = group_failures(&documents);
-    Ok(Json(json!({ "documents": documents, "failures": failures })))
+    let (filter, cursor, limit) = page_query(pairs)?;
+    let page = admin.page(&filter, &cursor, limit).await?;
+    let failures = admin.failures(&filter).await?;
+    Ok(Json(json!({
+        "documents": page.documents, "next": page.next, "previous": page.previous, "failures": failures
+    })))
 }
 
 async fn detail(
@@ -172,14 +166,14 @@ async fn retry(
     if req.ids.is_empty() && req.filter.is_none() {
         return Err(AdminError::BadRequest("name documents (ids) or a filter to retry".into()));
     }
-    let mut ids: Vec<DocumentId> =
+    let ids: Vec<DocumentId> =
         req.ids.iter().enumerate().map(|(i, id)| document_id(id, &format!("ids[{i}]"))).collect::<Result<_, _>>()?;
-    if let Some(filter) = req.filter {
-        let mut filter = filter.check("filter.")?;
-        filter.status = Some(DocStatus::Failed);
-        ids.extend(admin.select(&filter).await?.into_iter().map(|d| d.id));
+    let filter = req.filter.map(|f| f.check("filter.")).transpose()?;
+    let mut report = admin.retry(&ids).await?;
+    if let Some(filter) = filter {
+        report.queued.extend(admin.retry_matching(&filter).await?.queued);
     }
-    Ok(Json(admin.retry(&ids).await?))
+    Ok(Json(report))
 }
 
 /// A body that is not a retry request: too large (413), or not JSON of its

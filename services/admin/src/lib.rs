@@ -6,7 +6,6 @@
 //! differ. [`reindex`] rebuilds the index into a new collection and swaps
 //! it in atomically.
 
-mod auth;
 mod documents;
 mod http;
 mod params;
@@ -14,16 +13,16 @@ pub mod reindex;
 mod retry;
 mod status;
 
-pub use documents::{Current, DocumentView, Filter, ReasonGroup, group_failures};
+pub use documents::{Current, DocumentView, DocumentsPage, Filter, ReasonGroup};
 pub use http::{MAX_BODY_BYTES, bind, router, serve};
 pub use params::MAX_REASON_BYTES;
-pub use retry::{Queued, RetryReport, retry};
+pub use retry::{Queued, RetryReport, retry, retry_matching};
 pub use status::{Entry, MAX_LISTED, Status, status};
 
 use async_trait::async_trait;
-use ragpipe_core::{DocState, DocumentId};
+use ragpipe_core::DocumentId;
 use ragpipe_queue::{Queue, QueueError};
-use ragpipe_state::{IndexState, StateError, StateStore};
+use ragpipe_state::{Cursor, IndexState, StateError, StateStore};
 use ragpipe_vectors::ChunkPayload;
 use std::sync::Arc;
 
@@ -46,6 +45,13 @@ pub enum AdminError {
     #[error("request body over {0} bytes")]
     BodyTooLarge(usize),
 }
+
+/// Documents a page shows unless asked for fewer or more.
+pub const DEFAULT_PAGE: usize = 100;
+/// Most documents one page shows.
+pub const MAX_PAGE: usize = 1000;
+/// Most failure groups a summary shows (largest first).
+pub const MAX_GROUPS: usize = 100;
 
 /// Where a document's stored chunks are read from. The embedded store has
 /// one owner at a time, so the embedded mode opens it per request rather
@@ -77,24 +83,24 @@ impl Admin {
         current(self.state.as_ref(), &self.current).await
     }
 
-    /// Documents the filter selects, ordered by source.
-    pub async fn select(&self, filter: &Filter) -> Result<Vec<DocState>, AdminError> {
-        select(self.state.as_ref(), filter, &self.current().await?).await
+    /// One page of the documents the filter selects, in source order.
+    pub async fn page(&self, filter: &Filter, cursor: &Cursor, limit: usize) -> Result<DocumentsPage, AdminError> {
+        page(self.state.as_ref(), filter, &self.current().await?, cursor, limit).await
     }
 
-    /// Documents the filter selects, as the admin tools show them.
-    pub async fn documents(&self, filter: &Filter) -> Result<Vec<DocumentView>, AdminError> {
-        let current = self.current().await?;
-        Ok(select(self.state.as_ref(), filter, &current)
-            .await?
-            .iter()
-            .map(|d| DocumentView::new(d, &current))
-            .collect())
+    /// The failed documents the filter selects, grouped by reason.
+    pub async fn failures(&self, filter: &Filter) -> Result<Vec<ReasonGroup>, AdminError> {
+        failures(self.state.as_ref(), filter, &self.current().await?).await
     }
 
     /// Retries documents by id, or every failed document a filter selects.
     pub async fn retry(&self, ids: &[DocumentId]) -> Result<RetryReport, AdminError> {
         retry(self.state.as_ref(), self.queue.as_deref(), ids).await
+    }
+
+    /// Retries every failed document the filter selects.
+    pub async fn retry_matching(&self, filter: &Filter) -> Result<RetryReport, AdminError> {
+        retry_matching(self.state.as_ref(), self.queue.as_deref(), filter, &self.current().await?).await
     }
 }
 
@@ -114,8 +120,34 @@ pub async fn current(state: &dyn StateStore, configured: &Current) -> Result<Cur
     })
 }
 
-/// Documents the filter selects, ordered by source.
-pub async fn select(state: &dyn StateStore, filter: &Filter, current: &Current) -> Result<Vec<DocState>, AdminError> {
-    let docs = state.list(filter.status).await?;
-    Ok(docs.into_iter().filter(|d| filter.matches(d, current)).collect())
+/// One page of the documents the filter selects, in source order, with
+/// the cursors of the pages beside it.
+pub async fn page(
+    state: &dyn StateStore,
+    filter: &Filter,
+    current: &Current,
+    cursor: &Cursor,
+    limit: usize,
+) -> Result<DocumentsPage, AdminError> {
+    let page = state.page(&filter.query(current), cursor, limit.clamp(1, MAX_PAGE)).await?;
+    let first = page.documents.first().map(|d| d.uri.clone());
+    let last = page.documents.last().map(|d| d.uri.clone());
+    let (next, previous) = match cursor {
+        Cursor::Start => (last.filter(|_| page.more), None),
+        Cursor::After(_) => (last.filter(|_| page.more), first),
+        Cursor::Before(_) => (last, first.filter(|_| page.more)),
+    };
+    let documents = page.documents.iter().map(|d| DocumentView::new(d, current)).collect();
+    Ok(DocumentsPage { documents, next, previous })
+}
+
+/// The failed documents the filter selects, grouped by reason and stage,
+/// the [`MAX_GROUPS`] largest groups.
+pub async fn failures(
+    state: &dyn StateStore,
+    filter: &Filter,
+    current: &Current,
+) -> Result<Vec<ReasonGroup>, AdminError> {
+    let groups = state.failure_groups(&filter.query(current), MAX_GROUPS).await?;
+    Ok(groups.into_iter().map(ReasonGroup::from).collect())
 }

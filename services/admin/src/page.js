@@ -9,6 +9,10 @@
 "use strict";
 const $ = (sel) => document.querySelector(sel);
 let token = sessionStorage.getItem("ragpipe-admin-token") || "";
+// The page of documents shown: the server's keyset cursors, never offsets.
+let cursor = null; // null (first page), { after: uri } or { before: uri }
+let neighbours = { next: null, previous: null };
+const PAGE_SIZE = 100;
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -38,6 +42,14 @@ function filterQuery() {
   if ($("#kind-filter").value) q.set("kind", $("#kind-filter").value);
   if ($("#reason-filter").value.trim()) q.set("reason", $("#reason-filter").value.trim());
   if ($("#stale-filter").checked) q.set("stale", "true");
+  return q;
+}
+
+function pageQuery() {
+  const q = filterQuery();
+  q.set("limit", String(PAGE_SIZE));
+  if (cursor && cursor.after) q.set("after", cursor.after);
+  if (cursor && cursor.before) q.set("before", cursor.before);
   return q.toString();
 }
 
@@ -76,7 +88,7 @@ async function showDetail(id) {
 }
 
 async function refresh() {
-  const [status, list] = await Promise.all([api("/status"), api("/documents?" + filterQuery())]);
+  const [status, list] = await Promise.all([api("/status"), api("/documents?" + pageQuery())]);
   const counts = Object.entries(status.documents).map(([s, n]) => `${s} ${n}`).join(" · ") || "no documents";
   $("#summary").textContent = `${counts} · stale ${status.stale_total} (model ${status.current.model}, pipeline ${status.current.pipeline_version})`;
   const queues = Object.entries(status.queues).map(([q, n]) => `${q} queue ${n}`).join(" · ");
@@ -111,9 +123,21 @@ async function refresh() {
     el("td", { class: "muted" }, ago(d.updated_at)),
     el("td", {}, d.status === "failed" ? el("button", { type: "button", class: "retry", onclick: () => retry({ ids: [d.id] }, d.source) }, "Retry") : ""))));
   if (!list.documents.length) dbody.append(el("tr", {}, el("td", { colspan: "8", class: "muted" }, "no document matches")));
+  neighbours = { next: list.next, previous: list.previous };
+  $("#next-page").disabled = !list.next;
+  $("#previous-page").disabled = !list.previous;
+  $("#page-info").textContent = list.documents.length
+    ? `${list.documents.length} document(s) on this page, from ${list.documents[0].source}` : "";
 }
 
-$("#filters").addEventListener("submit", (ev) => { ev.preventDefault(); refresh().catch((e) => say(e.message)); });
+function turn(to) {
+  cursor = to;
+  refresh().catch((e) => say(e.message));
+}
+
+$("#filters").addEventListener("submit", (ev) => { ev.preventDefault(); turn(null); });
+$("#next-page").addEventListener("click", () => { if (neighbours.next) turn({ after: neighbours.next }); });
+$("#previous-page").addEventListener("click", () => { if (neighbours.previous) turn({ before: neighbours.previous }); });
 $("#save-token").addEventListener("click", () => {
   token = $("#token").value; sessionStorage.setItem("ragpipe-admin-token", token);
   $("#token-box").style.display = "none"; refresh().catch((e) => say(e.message));

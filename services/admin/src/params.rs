@@ -6,13 +6,17 @@
 //! door keeps SQL and path tricks, NUL bytes and megabyte values out of
 //! every layer behind it, logs included.
 
-use crate::{AdminError, Filter};
+use crate::{AdminError, DEFAULT_PAGE, Filter, MAX_PAGE};
 use ragpipe_core::{DocStatus, DocumentId, Kind};
+use ragpipe_state::Cursor;
 use serde::Deserialize;
 
 /// Longest `reason` filter, in bytes. Reasons are one-line messages; a
 /// longer needle matches nothing and only costs a scan of every document.
 pub const MAX_REASON_BYTES: usize = 256;
+
+/// Longest page cursor, in bytes: a cursor is a document's source URI.
+pub const MAX_CURSOR_BYTES: usize = 4096;
 
 /// A document id is the hex of the first 12 bytes of its URI's SHA-256.
 const ID_HEX_DIGITS: usize = 24;
@@ -77,6 +81,33 @@ impl RawFilter {
         }
         Ok(Filter { status, reason: self.reason, kind, stale: self.stale })
     }
+}
+
+/// A listing request's query string: the filter, and which page
+/// (`limit`, and `after` or `before` a cursor).
+pub(crate) fn page_query(pairs: Vec<(String, String)>) -> Result<(Filter, Cursor, usize), AdminError> {
+    let (paging, filter): (Vec<_>, Vec<_>) =
+        pairs.into_iter().partition(|(name, _)| matches!(name.as_str(), "limit" | "after" | "before"));
+    let filter = RawFilter::from_query(filter)?.check("")?;
+    let (mut limit, mut cursor) = (None, None);
+    for (name, value) in paging {
+        if name == "limit" {
+            let n = value.parse::<usize>().ok().filter(|n| (1..=MAX_PAGE).contains(n));
+            let n = n.ok_or_else(|| invalid("limit", format!("must be a number from 1 to {MAX_PAGE}")))?;
+            if limit.replace(n).is_some() {
+                return Err(invalid(name, "given more than once"));
+            }
+            continue;
+        }
+        if value.len() > MAX_CURSOR_BYTES || value.chars().any(char::is_control) {
+            return Err(invalid(name, format!("not a cursor (a source URI of at most {MAX_CURSOR_BYTES} bytes)")));
+        }
+        let c = if name == "after" { Cursor::After(value) } else { Cursor::Before(value) };
+        if cursor.replace(c).is_some() {
+            return Err(invalid(name, "after and before are one cursor, given once"));
+        }
+    }
+    Ok((filter, cursor.unwrap_or_default(), limit.unwrap_or(DEFAULT_PAGE)))
 }
 
 /// A reason filter is plain text matched as a substring: bounded, and
@@ -160,6 +191,26 @@ mod tests {
         assert!(err.to_string().contains("longer than 256 bytes"), "{err}");
         let name = "n".repeat(10_000);
         assert_eq!(parameter(query(&[(&name, "")]).unwrap_err()).len(), MAX_NAME_SHOWN, "a long name is cut");
+    }
+
+    #[test]
+    fn pages_are_asked_for_by_limit_and_one_cursor() {
+        let q = |q: &[(&str, &str)]| page_query(q.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+        let (f, cursor, limit) = q(&[("status", "failed"), ("limit", "20"), ("after", "s3://b/k")]).unwrap();
+        assert_eq!((f.status, cursor, limit), (Some(DocStatus::Failed), Cursor::After("s3://b/k".into()), 20));
+        assert_eq!(q(&[]).unwrap().1, Cursor::Start);
+        assert_eq!(q(&[]).unwrap().2, DEFAULT_PAGE);
+        for (bad, param) in [
+            (vec![("limit", "0")], "limit"),
+            (vec![("limit", "1001")], "limit"),
+            (vec![("limit", "ten")], "limit"),
+            (vec![("after", "a"), ("before", "b")], "before"),
+            (vec![("after", "a\0")], "after"),
+        ] {
+            assert_eq!(parameter(q(&bad).unwrap_err()), param, "{bad:?}");
+        }
+        let long = "u".repeat(MAX_CURSOR_BYTES + 1);
+        assert_eq!(parameter(q(&[("before", &long)]).unwrap_err()), "before");
     }
 
     #[test]

@@ -13,9 +13,12 @@
 //! documents finished in the new collection stay finished.
 
 use crate::AdminError;
-use ragpipe_core::DocStatus;
+use ragpipe_core::{DocStatus, DocumentId};
 use ragpipe_queue::{Queue, Topic};
-use ragpipe_state::{IndexRecord, IndexState, NewIndex, Retried, StateStore, StatusCounts, live_index};
+use ragpipe_state::{
+    Cursor, DocQuery, IndexRecord, IndexState, NewIndex, REQUEUE_BATCH, Retried, Seal, StateStore, StatusCounts,
+    live_index,
+};
 use ragpipe_vectors::{CollectionSpec, Collections};
 use serde::Serialize;
 
@@ -173,15 +176,23 @@ async fn requeue_stale(
     target: &CollectionSpec,
     extractor_version: &str,
 ) -> Result<Vec<String>, AdminError> {
+    let seal = Seal {
+        model: target.model.clone(),
+        pipeline_version: target.pipeline_version.clone(),
+        extractor_version: extractor_version.to_string(),
+    };
+    let stale = DocQuery { stale_against: Some(seal), ..DocQuery::default() };
     let mut requeued = Vec::new();
-    for doc in state.list(Some(DocStatus::Indexed)).await? {
-        if doc.is_stale(&target.model, &target.pipeline_version, extractor_version)
-            && state.requeue(&doc.id, DocStatus::Indexed).await?.is_some()
-        {
-            requeued.push(doc.id.to_string());
+    loop {
+        // Requeued documents leave the selection: the first page is the next.
+        let page = state.page(&stale, &Cursor::Start, REQUEUE_BATCH).await?;
+        let ids: Vec<DocumentId> = page.documents.iter().map(|d| d.id.clone()).collect();
+        let done = state.requeue_many(&ids, DocStatus::Indexed).await?;
+        requeued.extend(done.iter().map(|r| r.id.to_string()));
+        if !page.more || done.is_empty() {
+            return Ok(requeued);
         }
     }
-    Ok(requeued)
 }
 
 /// The documents a build (or an in-place reindex) waits on, for publishing.

@@ -1,10 +1,12 @@
 //! Retrying failed documents: the one function behind `ragpipe retry`, the
-//! HTTP API and the web page's retry buttons.
+//! HTTP API and the web page's retry buttons. Documents are requeued in
+//! batches (one statement per [`REQUEUE_BATCH`]), so retrying every failure
+//! of a reason over a million-document index takes seconds, not an hour.
 
-use crate::AdminError;
-use ragpipe_core::{DocumentId, Stage};
+use crate::{AdminError, Current, Filter};
+use ragpipe_core::{DocStatus, DocumentId, Stage};
 use ragpipe_queue::{Queue, Topic};
-use ragpipe_state::StateStore;
+use ragpipe_state::{Cursor, REQUEUE_BATCH, Retried, StateStore};
 use serde::Serialize;
 
 /// A document queued again.
@@ -27,25 +29,65 @@ pub struct RetryReport {
 /// Queues each failed document of `ids` as a new generation with its
 /// attempts reset, and publishes its extract job when there is a queue.
 /// Documents that are not failed are skipped, so retrying twice queues once.
-///
-/// A job that cannot be published leaves its document `failed` again with
-/// the broker's error as reason, never `queued` with no job to move it.
 pub async fn retry(
     state: &dyn StateStore,
     queue: Option<&dyn Queue>,
     ids: &[DocumentId],
 ) -> Result<RetryReport, AdminError> {
-    let mut queued = Vec::new();
-    for id in ids {
-        let Some(r) = state.retry(id).await? else { continue };
+    let mut report = RetryReport { queued: Vec::new(), published: queue.is_some() };
+    for batch in ids.chunks(REQUEUE_BATCH) {
+        let requeued = state.requeue_many(batch, DocStatus::Failed).await?;
+        publish(state, queue, requeued, &mut report).await?;
+    }
+    Ok(report)
+}
+
+/// [`retry`] for every failed document `filter` selects (its status is
+/// taken as failed whatever it says), page by page.
+pub async fn retry_matching(
+    state: &dyn StateStore,
+    queue: Option<&dyn Queue>,
+    filter: &Filter,
+    current: &Current,
+) -> Result<RetryReport, AdminError> {
+    let query = Filter { status: Some(DocStatus::Failed), ..filter.clone() }.query(current);
+    let mut report = RetryReport { queued: Vec::new(), published: queue.is_some() };
+    let mut cursor = Cursor::Start;
+    loop {
+        let page = state.page(&query, &cursor, REQUEUE_BATCH).await?;
+        let Some(last) = page.documents.last() else { break };
+        cursor = Cursor::After(last.uri.clone());
+        let ids: Vec<DocumentId> = page.documents.iter().map(|d| d.id.clone()).collect();
+        let requeued = state.requeue_many(&ids, DocStatus::Failed).await?;
+        publish(state, queue, requeued, &mut report).await?;
+        if !page.more {
+            break;
+        }
+    }
+    Ok(report)
+}
+
+/// Publishes the extract jobs of requeued documents (distributed mode). A
+/// job that cannot be published leaves its document, and every one after
+/// it in the batch, `failed` again with the broker's error as reason, never
+/// `queued` with no job to move it.
+async fn publish(
+    state: &dyn StateStore,
+    queue: Option<&dyn Queue>,
+    requeued: Vec<Retried>,
+    report: &mut RetryReport,
+) -> Result<(), AdminError> {
+    for (i, r) in requeued.iter().enumerate() {
         if let Some(queue) = queue
             && let Err(e) = queue.publish(Topic::Extract, r.job().to_bytes()).await
         {
             let reason = format!("retry could not be queued: {e}");
-            state.fail(&r.id, r.generation, Stage::Fetch, &reason).await?;
+            for r in &requeued[i..] {
+                state.fail(&r.id, r.generation, Stage::Fetch, &reason).await?;
+            }
             return Err(AdminError::Queue(e));
         }
-        queued.push(Queued { id: r.id.to_string(), source: r.uri, generation: r.generation });
+        report.queued.push(Queued { id: r.id.to_string(), source: r.uri.clone(), generation: r.generation });
     }
-    Ok(RetryReport { queued, published: queue.is_some() })
+    Ok(())
 }

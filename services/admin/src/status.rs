@@ -3,15 +3,16 @@
 //! `ragpipe status` and `GET /api/status`.
 
 use crate::reindex::{self, ReindexStatus};
-use crate::{AdminError, Current};
+use crate::{AdminError, Current, MAX_GROUPS, ReasonGroup};
 use ragpipe_core::{DocState, DocStatus};
 use ragpipe_queue::{Queue, Topic};
-use ragpipe_state::{SkippedEntry, StateStore, SyncRun};
+use ragpipe_state::{Cursor, DocQuery, SkippedEntry, StateStore, SyncRun};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Failed and stale documents listed in a status, each; the totals count
-/// them all (`ragpipe documents` and `GET /api/documents` list every one).
+/// them all (`ragpipe documents` and `GET /api/documents` page through
+/// every one).
 pub const MAX_LISTED: usize = 1000;
 
 /// Sync runs a status shows, newest first.
@@ -28,10 +29,13 @@ pub struct Status {
     pub truncated: i64,
     /// The first [`MAX_LISTED`] failed documents with stage and reason.
     pub failed: Vec<Entry>,
+    /// Every failed document counted by reason and stage, the largest
+    /// [`MAX_GROUPS`] groups.
+    pub failures: Vec<ReasonGroup>,
     /// The first [`MAX_LISTED`] indexed documents whose seal differs from
     /// `current`, and how many there are.
     pub stale: Vec<Entry>,
-    pub stale_total: usize,
+    pub stale_total: i64,
     /// What documents are compared with to be stale.
     pub current: Current,
     /// The live index, a reindex in progress, kept old indexes.
@@ -64,9 +68,12 @@ pub async fn status(
     let current = crate::current(state, configured).await?;
     let counts = state.counts().await?;
     let indexed = counts.get(DocStatus::Indexed);
-    let failed = state.list(Some(DocStatus::Failed)).await?;
-    let stale: Vec<DocState> =
-        state.list(Some(DocStatus::Indexed)).await?.into_iter().filter(|d| current.is_stale(d)).collect();
+    let failed = DocQuery { status: Some(DocStatus::Failed), ..DocQuery::default() };
+    let failures = state.failure_groups(&failed, MAX_GROUPS).await?.into_iter().map(ReasonGroup::from).collect();
+    let failed = state.page(&failed, &Cursor::Start, MAX_LISTED).await?.documents;
+    let stale = DocQuery { stale_against: Some(current.seal()), ..DocQuery::default() };
+    let stale_total = state.count(&stale).await?;
+    let stale = state.page(&stale, &Cursor::Start, MAX_LISTED).await?.documents;
     let mut queues = BTreeMap::new();
     if let Some(queue) = queue {
         for (name, topic) in [("extract", Topic::Extract), ("embed", Topic::Embed)] {
@@ -81,9 +88,10 @@ pub async fn status(
         tokens: indexed.tokens,
         header_tokens: indexed.header_tokens,
         truncated: indexed.truncated,
-        failed: failed.iter().take(MAX_LISTED).map(failure).collect(),
-        stale_total: stale.len(),
-        stale: stale.iter().take(MAX_LISTED).map(staleness).collect(),
+        failed: failed.iter().map(failure).collect(),
+        failures,
+        stale_total,
+        stale: stale.iter().map(staleness).collect(),
         current,
         index: reindex::status_with(state, &counts).await?,
         queues,

@@ -144,6 +144,45 @@ async fn documents_are_filtered_and_failures_grouped_by_reason() {
     assert_eq!((code, err["parameter"].as_str()), (StatusCode::BAD_REQUEST, Some("id")), "not an id: {err}");
 }
 
+/// Pages of two, followed by `next` to the end and by `previous` back.
+#[tokio::test]
+async fn documents_are_paged_by_cursor_both_ways() {
+    let f = Fixture::new().await;
+    let admin = f.admin(None);
+    let all = ["a.pdf", "b.pdf", "c.bin", "d.md", "e.csv"].map(|n| format!("file:///corpus/{n}"));
+    let (mut seen, mut uri) = (Vec::new(), "/api/documents?limit=2".to_string());
+    let last = loop {
+        let (code, page) = call(&admin, "GET", &uri, None, None).await;
+        assert_eq!(code, StatusCode::OK, "{page}");
+        assert!(sources(&page).len() <= 2);
+        seen.extend(sources(&page).into_iter().map(String::from));
+        match page["next"].as_str() {
+            Some(next) => uri = format!("/api/documents?limit=2&after={}", encode(next)),
+            None => break page,
+        }
+    };
+    assert_eq!(seen, all);
+    assert_eq!(sources(&last), [all[4].as_str()]);
+    let before = last["previous"].as_str().unwrap();
+    let (_, page) = call(&admin, "GET", &format!("/api/documents?limit=2&before={}", encode(before)), None, None).await;
+    assert_eq!(sources(&page), [all[2].as_str(), all[3].as_str()]);
+    assert_eq!((page["next"].as_str(), page["previous"].as_str()), (Some(all[3].as_str()), Some(all[2].as_str())));
+    let (_, first) = call(&admin, "GET", "/api/documents?limit=2", None, None).await;
+    assert_eq!(first["previous"], Value::Null, "the first page has none before it");
+    let (_, failed) =
+        call(&admin, "GET", "/api/documents?status=failed&limit=1&after=file:///corpus/b.pdf", None, None).await;
+    assert_eq!(sources(&failed), [all[2].as_str()], "a filtered page starts after its cursor");
+    assert_eq!(failed["failures"].as_array().unwrap().len(), 3, "the groups count every match, not the page");
+    for bad in ["limit=0", "limit=5000", "after=a&before=b", "after=a&after=b"] {
+        let (code, err) = call(&admin, "GET", &format!("/api/documents?{bad}"), None, None).await;
+        assert_eq!(code, StatusCode::BAD_REQUEST, "{bad}: {err}");
+    }
+}
+
+fn encode(s: &str) -> String {
+    s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
 #[tokio::test]
 async fn retry_by_reason_queues_exactly_those_once_and_publishes_their_jobs() {
     let f = Fixture::new().await;
@@ -277,7 +316,7 @@ async fn filters_and_ids_with_sql_or_path_tricks_are_refused_naming_the_paramete
         assert_eq!((code, err["parameter"].as_str()), (StatusCode::BAD_REQUEST, Some(*param)), "{body}: {err}");
     }
     assert_eq!(f.queue.depth(Topic::Extract).await.unwrap(), 0, "nothing refused was retried");
-    assert_eq!(f.state.list(Some(ragpipe_core::DocStatus::Failed)).await.unwrap().len(), 4);
+    assert_eq!(f.state.counts().await.unwrap().documents(ragpipe_core::DocStatus::Failed), 4);
 
     // A reason is plain text: SQL in it is a substring that matches nothing.
     let (code, none) = call(&admin, "GET", "/api/documents?reason=x'%20OR%20'1'='1", None, None).await;

@@ -11,11 +11,10 @@ pub use service::{Ports, RunEnd, run};
 
 use ragpipe_core::{DeleteJob, DocumentId, ExtractJob, Job, SCHEMA_VERSION};
 use ragpipe_queue::{Queue, QueueError, Topic};
-use ragpipe_source::{ObjectSource, SourceError};
+use ragpipe_source::{ObjectMeta, ObjectSource, SourceError};
 pub use ragpipe_state::{MAX_SKIPPED_KEPT, SkippedEntry, SyncReport};
-use ragpipe_state::{Observation, Observed, StateError, StateStore, SyncRun};
+use ragpipe_state::{OBSERVE_BATCH, Observation, Observed, StateError, StateStore, SyncRun};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tracing::Instrument;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CoordinatorError {
@@ -100,34 +99,76 @@ async fn diff_and_enqueue(
     let mut report = SyncReport::default();
     let mut renewed = Instant::now();
     let mut listing = source.list();
-    while let Some(item) = listing.recv().await {
+    // The listing is diffed a page at a time: memory stays flat however many
+    // objects the source holds, and the state store answers a page in a few
+    // statements (StateStore::observe_many).
+    let mut page: Vec<ObjectMeta> = Vec::with_capacity(OBSERVE_BATCH);
+    let mut listed_all = false;
+    while !listed_all {
+        match listing.recv().await {
+            Some(Ok(meta)) => {
+                report.listed += 1;
+                page.push(meta);
+            }
+            Some(Err(SourceError::Skipped { key, reason })) => {
+                report.skipped += 1;
+                if report.skipped_entries.len() < MAX_SKIPPED_KEPT {
+                    report.skipped_entries.push(SkippedEntry { key, reason });
+                }
+            }
+            Some(Err(e)) => return Err(e.into()),
+            None => listed_all = true,
+        }
+        if page.len() < OBSERVE_BATCH && !listed_all {
+            continue;
+        }
         if renewed.elapsed() > opts.lock_lease / 3 {
             if !state.renew_sync(run, opts.lock_lease).await? {
                 return Err(CoordinatorError::LockLost(run));
             }
             renewed = Instant::now();
         }
-        let meta = match item {
-            Ok(meta) => meta,
-            Err(SourceError::Skipped { key, reason }) => {
-                report.skipped += 1;
-                if report.skipped_entries.len() < MAX_SKIPPED_KEPT {
-                    report.skipped_entries.push(SkippedEntry { key, reason });
-                }
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        report.listed += 1;
-        let id = DocumentId::from_uri(&meta.uri);
-        let observed = Observed {
-            id: id.clone(),
+        enqueue_page(state, queue, opts, run, std::mem::take(&mut page), &mut report).await?;
+    }
+    if !state.renew_sync(run, opts.lock_lease).await? {
+        return Err(CoordinatorError::LockLost(run));
+    }
+    for id in state.mark_missing(run).await? {
+        report.deleted += 1;
+        let job = Job::Delete(DeleteJob { schema_version: SCHEMA_VERSION, document_id: id });
+        queue.publish(Topic::Embed, job.to_bytes()).await?;
+    }
+    tracing::info!(?report, source = %source.root(), run, "sync finished");
+    Ok(report)
+}
+
+/// Diffs one page of listed objects against the state store and publishes
+/// the extract jobs of those that need one.
+async fn enqueue_page(
+    state: &dyn StateStore,
+    queue: &dyn Queue,
+    opts: SyncOptions,
+    run: i64,
+    page: Vec<ObjectMeta>,
+    report: &mut SyncReport,
+) -> Result<(), CoordinatorError> {
+    if page.is_empty() {
+        return Ok(());
+    }
+    let observed: Vec<Observed> = page
+        .iter()
+        .map(|meta| Observed {
+            id: DocumentId::from_uri(&meta.uri),
             uri: meta.uri.clone(),
             key: meta.key.clone(),
-            etag: meta.etag,
+            etag: meta.etag.clone(),
             size: meta.size as i64,
-        };
-        let (generation, change) = match state.observe(&observed, run).await? {
+        })
+        .collect();
+    let observations = state.observe_many(&observed, run).await?;
+    let mut jobs = Vec::new();
+    for (obj, observation) in observed.into_iter().zip(observations) {
+        let (generation, change) = match observation {
             Observation::New { generation } => {
                 report.new += 1;
                 (generation, "new")
@@ -141,12 +182,12 @@ async fn diff_and_enqueue(
                 (generation, "resumed")
             }
             Observation::Unpublished { generation } => {
-                tracing::warn!(document = %id, generation, "queued by a sync run that did not finish; enqueued again");
+                tracing::warn!(document = %obj.id, generation, "queued by a sync run that did not finish; enqueued again");
                 report.resumed += 1;
                 (generation, "unpublished")
             }
             Observation::Stalled { generation } => {
-                tracing::warn!(document = %id, generation, "extraction lease expired; enqueued again");
+                tracing::warn!(document = %obj.id, generation, "extraction lease expired; enqueued again");
                 report.resumed += 1;
                 (generation, "stalled")
             }
@@ -157,25 +198,18 @@ async fn diff_and_enqueue(
         };
         // The root of the document's trace: the extract job carries it on.
         let span = tracing::info_span!(
-            "enqueue", document.id = %id, document.uri = %meta.uri, generation, change, size = meta.size
+            "enqueue", document.id = %obj.id, document.uri = %obj.uri, generation, change, size = obj.size
         );
         let job = Job::Extract(ExtractJob {
             schema_version: SCHEMA_VERSION,
-            document_id: id,
-            uri: meta.uri,
-            key: meta.key,
+            document_id: obj.id,
+            uri: obj.uri,
+            key: obj.key,
             generation,
         });
-        queue.publish(Topic::Extract, job.to_bytes()).instrument(span).await?;
+        jobs.push((job.to_bytes(), span));
     }
-    if !state.renew_sync(run, opts.lock_lease).await? {
-        return Err(CoordinatorError::LockLost(run));
-    }
-    for id in state.mark_missing(run).await? {
-        report.deleted += 1;
-        let job = Job::Delete(DeleteJob { schema_version: SCHEMA_VERSION, document_id: id });
-        queue.publish(Topic::Embed, job.to_bytes()).await?;
-    }
-    tracing::info!(?report, source = %source.root(), run, "sync finished");
-    Ok(report)
+    // The page's jobs in one go: with RabbitMQ, one wait for all confirms.
+    queue.publish_many(Topic::Extract, jobs).await?;
+    Ok(())
 }

@@ -56,7 +56,8 @@ pub enum Command {
     Serve {
         #[arg(value_enum)]
         role: ServeRole,
-        /// Admin only: address to listen on (default: admin.listen).
+        /// Admin and search: address to listen on (default: admin.listen,
+        /// search.listen).
         #[arg(long)]
         listen: Option<String>,
     },
@@ -92,6 +93,11 @@ impl FilterArgs {
     }
 }
 
+fn parse_limit(s: &str) -> Result<usize, String> {
+    let max = ragpipe_admin::MAX_PAGE;
+    s.parse().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| format!("a number from 1 to {max}"))
+}
+
 fn parse_status(s: &str) -> Result<ragpipe_core::DocStatus, String> {
     ragpipe_core::DocStatus::parse(s).ok_or_else(|| {
         let all: Vec<_> = ragpipe_core::DocStatus::ALL.iter().map(|s| s.as_str()).collect();
@@ -111,6 +117,15 @@ pub struct DocumentsArgs {
     /// Only documents indexed with another model or pipeline version.
     #[arg(long)]
     pub stale: bool,
+    /// Documents per page (at most 1000).
+    #[arg(long, default_value_t = ragpipe_admin::DEFAULT_PAGE, value_parser = parse_limit)]
+    pub limit: usize,
+    /// The page after this document (the `next` a page printed: its source URI).
+    #[arg(long, conflicts_with = "before")]
+    pub after: Option<String>,
+    /// The page before this document (the `previous` a page printed).
+    #[arg(long)]
+    pub before: Option<String>,
     #[arg(long)]
     pub json: bool,
 }
@@ -182,6 +197,9 @@ pub enum ServeRole {
     /// The admin HTTP API (`/api`, `/openapi.json`), web page (`/`) and probes
     /// (`/healthz`, `/readyz`); in the embedded mode too.
     Admin,
+    /// The search API (`POST /api/search`, `/openapi.json`) and probes, the
+    /// live index and its model loaded once; in the embedded mode too.
+    Search,
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +240,12 @@ pub struct SearchArgs {
     /// Dense retrieval only (default: hybrid dense + BM25).
     #[arg(long)]
     pub dense_only: bool,
+    /// Only chunks of documents of this kind (repeat for any of several).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Vec<String>,
+    /// Only chunks of this document, by source URI (repeat for several).
+    #[arg(long, value_name = "URI")]
+    pub document: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -246,6 +270,50 @@ pub enum BenchCommand {
     Ingest(BenchIngestArgs),
     /// Extraction and chunking alone on files: pages/s, rows/s, MB/s, peak RSS.
     Extract(BenchExtractArgs),
+    /// The admin tools at a million documents in PostgreSQL: filtered pages,
+    /// the failure summary, the status, a retry by reason (p50/p95).
+    Admin(BenchAdminArgs),
+    /// The search service under 1, 4 and 16 concurrent clients over this
+    /// config's index: p50/p95/p99 latency and queries/s.
+    Search(BenchSearchArgs),
+    /// The coordinator's diff over N objects (a folder, or S3): first sync,
+    /// unchanged re-sync, 1 % changed and deleted; objects/s, round trips, RSS.
+    Sync(BenchSyncArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchSyncArgs {
+    /// Objects in the source.
+    #[arg(long, default_value_t = 100_000)]
+    pub objects: u64,
+    /// List a bucket on this S3 server instead of a folder (credentials
+    /// from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY).
+    #[arg(long)]
+    pub s3_endpoint: Option<String>,
+    /// The bench's own database (created if missing; its rows are replaced).
+    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/ragpipe_bench")]
+    pub postgres: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchSearchArgs {
+    /// Questions (JSON Lines with a `query` field), e.g. the golden set
+    /// over an index of eval/corpus.
+    #[arg(long, default_value = "eval/golden.jsonl")]
+    pub queries: PathBuf,
+    /// Searches each client sends per measurement.
+    #[arg(long, default_value_t = 100)]
+    pub requests: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchAdminArgs {
+    /// The bench's own database (created if missing; its documents are replaced).
+    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/ragpipe_bench")]
+    pub postgres: String,
+    /// Document rows to fill it with.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub documents: i64,
 }
 
 #[derive(Debug, Args)]

@@ -1,10 +1,11 @@
-//! `ragpipe documents`: every document with its status and, for failures,
-//! the stage and reason; filtered like the admin API filters.
+//! `ragpipe documents`: a page of documents with their status and, for
+//! failures, the stage and reason; filtered and paged like the admin API
+//! (`--limit`, and `--after` / `--before` the cursors a page prints).
 
 use crate::cli::DocumentsArgs;
 use crate::{admin, wiring};
-use ragpipe_admin::DocumentView;
 use ragpipe_config::Config;
+use ragpipe_state::Cursor;
 use std::process::ExitCode;
 
 /// Reads the state store only: listing never connects to the broker or
@@ -12,13 +13,18 @@ use std::process::ExitCode;
 pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode> {
     let state = wiring::open_state(&config).await?;
     let current = ragpipe_admin::current(state.as_ref(), &wiring::current(&config)).await?;
-    let selected = ragpipe_admin::select(state.as_ref(), &args.filter.filter(args.stale), &current).await?;
-    let docs: Vec<DocumentView> = selected.iter().map(|d| DocumentView::new(d, &current)).collect();
+    let cursor = match (args.after, args.before) {
+        (Some(after), _) => Cursor::After(after),
+        (None, Some(before)) => Cursor::Before(before),
+        (None, None) => Cursor::Start,
+    };
+    let filter = args.filter.filter(args.stale);
+    let page = ragpipe_admin::page(state.as_ref(), &filter, &current, &cursor, args.limit).await?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&docs)?);
+        println!("{}", serde_json::to_string_pretty(&page)?);
         return Ok(ExitCode::SUCCESS);
     }
-    for d in &docs {
+    for d in &page.documents {
         let chunks = d.chunks.map_or("-".to_string(), |c| c.to_string());
         let versions = format!(
             "{} / pipeline {} / extractor {}",
@@ -41,6 +47,12 @@ pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode
             println!("           [{}] {reason}", d.stage.unwrap_or("-"));
         }
     }
-    println!("{} document(s)", docs.len());
+    println!("{} document(s) on this page", page.documents.len());
+    if let Some(previous) = &page.previous {
+        println!("previous page: --before '{previous}'");
+    }
+    if let Some(next) = &page.next {
+        println!("next page: --after '{next}'");
+    }
     Ok(ExitCode::SUCCESS)
 }

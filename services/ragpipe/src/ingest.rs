@@ -13,7 +13,7 @@ use ragpipe_embedder::{EmbedStage, Targets};
 use ragpipe_extractor::{ExtractStage, ExtractorConfig, SIDECAR_EXTENSIONS};
 use ragpipe_queue::{Activity, Handler, MemoryQueue, Topic};
 use ragpipe_source::FolderSource;
-use ragpipe_state::StateStore;
+use ragpipe_state::{Cursor, DocQuery, StateStore};
 use ragpipe_worker::Stop;
 use serde::Serialize;
 use std::process::ExitCode;
@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 struct Summary {
     sync: SyncReport,
     indexed: i64,
+    /// The first [`ragpipe_admin::MAX_LISTED`] failed documents.
     failed: Vec<Failure>,
+    failed_total: i64,
     chunks_stored: i64,
     truncated: i64,
     seconds: f64,
@@ -127,7 +129,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let mut summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
     summary.swapped = swapped;
     print_summary(&summary, args.json)?;
-    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if summary.failed_total == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 async fn total_chunks(state: &dyn StateStore) -> anyhow::Result<i64> {
@@ -140,10 +142,13 @@ async fn summarize(
     elapsed: Duration,
     new_chunks: i64,
 ) -> anyhow::Result<Summary> {
-    let indexed = state.counts().await?.get(DocStatus::Indexed);
+    let counts = state.counts().await?;
+    let indexed = counts.get(DocStatus::Indexed);
+    let failed_only = DocQuery { status: Some(DocStatus::Failed), ..DocQuery::default() };
     let failed = state
-        .list(Some(DocStatus::Failed))
+        .page(&failed_only, &Cursor::Start, ragpipe_admin::MAX_LISTED)
         .await?
+        .documents
         .into_iter()
         .map(|d| Failure {
             document: d.uri,
@@ -156,6 +161,7 @@ async fn summarize(
         sync,
         indexed: indexed.documents,
         failed,
+        failed_total: counts.documents(DocStatus::Failed),
         chunks_stored: indexed.chunks,
         truncated: indexed.truncated,
         seconds,
@@ -186,10 +192,13 @@ fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
     if s.truncated > 0 {
         println!("warning: {} chunks were longer than the model window and truncated", s.truncated);
     }
-    if !s.failed.is_empty() {
-        println!("{} documents failed:", s.failed.len());
+    if s.failed_total > 0 {
+        println!("{} documents failed:", s.failed_total);
         for f in &s.failed {
             println!("  {}  [{}] {}", f.document.escape_debug(), f.stage, f.reason);
+        }
+        if s.failed_total > s.failed.len() as i64 {
+            println!("  … and {} more: `ragpipe documents --status failed`", s.failed_total - s.failed.len() as i64);
         }
     }
     crate::status::print_skipped(r.skipped, &r.skipped_entries);

@@ -75,11 +75,15 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Retry(args) => retry::run(config, args).await,
             Command::Reindex(args) => reindex::run(config, args).await,
             Command::Serve { role: ServeRole::Admin, listen } => admin::serve(config, listen).await,
+            Command::Serve { role: ServeRole::Search, listen } => search::serve(config, listen).await,
             Command::Serve { role, .. } => serve::serve(config, role).await,
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,
             Command::Bench(BenchCommand::Extract(args)) => bench::extract(config, args),
+            Command::Bench(BenchCommand::Admin(args)) => bench::admin(args).await,
+            Command::Bench(BenchCommand::Search(args)) => bench::search(config, args).await,
+            Command::Bench(BenchCommand::Sync(args)) => bench::sync(args).await,
             Command::Extract => unreachable!("served before the runtime starts"),
         }
     }

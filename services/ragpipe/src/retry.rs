@@ -22,15 +22,13 @@ pub async fn run(config: Config, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     let admin = wiring::admin(&config).await?;
     let mut targets = Vec::new();
-    if by_filter {
-        let mut filter = f.filter(false);
-        filter.status = Some(DocStatus::Failed);
-        targets.extend(admin.select(&filter).await?.into_iter().map(|d| d.id));
-    }
     for doc in &args.documents {
         targets.push(chunks::resolve(admin.state.as_ref(), doc).await?);
     }
-    let report = admin.retry(&targets).await?;
+    let mut report = admin.retry(&targets).await?;
+    if by_filter {
+        report.queued.extend(admin.retry_matching(&f.filter(false)).await?.queued);
+    }
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {

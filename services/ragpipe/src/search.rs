@@ -3,92 +3,21 @@
 use crate::cli::SearchArgs;
 use crate::wiring;
 use ragpipe_config::Config;
-use ragpipe_embed::{Embedder, OnnxEmbedder};
-use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
-use ragpipe_vectors::{Bm25, VectorStore};
-use serde::Serialize;
+use ragpipe_search::{Options, SearchRequest, SearchResponse};
+use ragpipe_vectors::SearchFilter;
+use ragpipe_vectors::retrieval::Mode;
+use ragpipe_worker::Stop;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-#[derive(Debug, Serialize)]
-struct Output {
-    /// The index searched (the live one).
-    index: IndexOut,
-    query: String,
-    abstained: bool,
-    threshold: Option<f32>,
-    hits: Vec<HitOut>,
-}
-
-#[derive(Debug, Serialize)]
-struct HitOut {
-    rank: usize,
-    document: String,
-    title: String,
-    section: String,
-    kind: String,
-    locator: String,
-    content: String,
-    distance: f32,
-    score: f32,
-    /// The pipeline version the chunk was written by.
-    pipeline_version: String,
-}
-
-#[derive(Debug, Serialize)]
-struct IndexOut {
-    name: String,
-    model: String,
-    pipeline_version: String,
-}
-
+/// One question: the same searcher `ragpipe serve search` keeps running,
+/// used once. The index's collection is held for this question only.
 pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    // The live index decides the model: a query must be embedded by the
-    // model its index is sealed to. The collection is opened only once the
-    // query is embedded, so a search holds it for the query alone (an
-    // embedded collection has one owner at a time).
-    let state = wiring::open_state(&config).await?;
-    let live = ragpipe_state::live_index(state.as_ref(), &wiring::first_index(&config)).await?;
-    let mut embedder = wiring::load_embedder_for(&config, &live)?;
-    let mut vector = embed_query(&embedder, &args.query).await?;
-    let (index, vectors) = wiring::open_live(&config, state.as_ref()).await?;
-    if index.model != live.model {
-        // A reindex to another model swapped in between.
-        embedder = wiring::load_embedder_for(&config, &index)?;
-        vector = embed_query(&embedder, &args.query).await?;
-    }
-    let threshold = (!args.no_threshold).then_some(config.search.threshold);
-    let dense_only = args.dense_only || config.search.mode == "dense";
-    let opts = SearchOptions {
-        top_k: args.top_k.unwrap_or(config.search.top_k),
-        mode: if dense_only { Mode::Dense } else { Mode::Hybrid },
-        rrf_k: config.search.rrf_k,
-        threshold,
-    };
-    let answer =
-        retrieval::search(vectors.as_ref() as &dyn VectorStore, &Bm25::english(), &vector, &args.query, &opts).await?;
-    let out = Output {
-        index: IndexOut { name: index.name, model: index.model, pipeline_version: index.pipeline_version },
-        query: args.query,
-        abstained: answer.abstained,
-        threshold,
-        hits: answer
-            .hits
-            .into_iter()
-            .map(|h| HitOut {
-                rank: h.rank,
-                document: h.payload.document,
-                title: h.payload.title,
-                section: h.payload.section,
-                kind: h.payload.kind,
-                locator: h.payload.locator,
-                content: h.payload.content,
-                distance: h.distance,
-                score: h.score,
-                pipeline_version: h.payload.pipeline_version,
-            })
-            .collect(),
-    };
+    let mut options = options(&config, args.no_threshold, args.dense_only);
+    options.max_top_k = usize::MAX;
+    let searcher = wiring::searcher(&config, options).await?;
+    let filter = SearchFilter { kinds: args.kind, documents: args.document };
+    let out = searcher.search(&SearchRequest { query: args.query, top_k: args.top_k, filter }).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -97,12 +26,37 @@ pub async fn run(config: Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn embed_query(embedder: &Arc<OnnxEmbedder>, query: &str) -> anyhow::Result<Vec<f32>> {
-    let (e, q) = (embedder.clone(), query.to_string());
-    Ok(tokio::task::spawn_blocking(move || e.embed(&[q.as_str()])).await??.vectors.remove(0))
+/// `ragpipe serve search`: the search API until SIGTERM or Ctrl-C, the live
+/// index and its model loaded once.
+pub async fn serve(config: Config, listen: Option<String>) -> anyhow::Result<ExitCode> {
+    let searcher = Arc::new(wiring::searcher(&config, options(&config, false, false)).await?);
+    // Open the index and load the model before saying we listen.
+    searcher.ready().await?;
+    let addr = listen.unwrap_or_else(|| config.search.listen.clone());
+    let token = config.search.token.as_deref();
+    let listener = ragpipe_worker::auth::bind(&addr, token, "search.token (RAGPIPE_SEARCH_TOKEN)")
+        .await
+        .map_err(|e| anyhow::anyhow!("search.listen: {e}"))?;
+    // The bound address (the port may have been 0), for scripts and tests.
+    println!("search listening on http://{}", listener.local_addr()?);
+    ragpipe_search::serve(searcher, token, listener, Stop::on_signals().stopped_owned()).await?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn print_text(out: &Output) {
+/// How searches rank, from `[search]`.
+pub fn options(config: &Config, no_threshold: bool, dense_only: bool) -> Options {
+    let dense_only = dense_only || config.search.mode == "dense";
+    Options {
+        top_k: config.search.top_k,
+        mode: if dense_only { Mode::Dense } else { Mode::Hybrid },
+        rrf_k: config.search.rrf_k,
+        threshold: (!no_threshold).then_some(config.search.threshold),
+        cache_entries: config.search.cache_entries,
+        max_top_k: ragpipe_search::MAX_TOP_K,
+    }
+}
+
+fn print_text(out: &SearchResponse) {
     if out.abstained {
         println!(
             "no answer: nothing in the index is close enough to {:?} (cosine distance threshold {:.2}; --no-threshold lists hits anyway)",

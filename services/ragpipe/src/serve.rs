@@ -72,7 +72,9 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
             };
             ragpipe_embedder::run(&config, ports, connect, stop).await?;
         }
-        ServeRole::Admin => bail!("the admin role is served by `admin::serve`, it has no queue workers"),
+        ServeRole::Admin | ServeRole::Search => {
+            bail!("the admin and search roles serve HTTP, they have no queue workers")
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

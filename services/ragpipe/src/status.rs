@@ -22,9 +22,17 @@ pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
     println!("truncated chunks: {}", out.truncated);
     println!("model: {}, pipeline version {}", out.current.model, out.current.pipeline_version);
     print_index(&out.index);
+    if !out.failures.is_empty() {
+        println!("failures by reason:");
+        for g in &out.failures {
+            println!("  {:>8}  [{}] {}", g.count, g.stage.unwrap_or("-"), g.reason.escape_debug());
+        }
+    }
     let failed_total = out.documents.get("failed").copied().unwrap_or_default() as usize;
-    let lists =
-        [("failed", &out.failed, failed_total, "--status failed"), ("stale", &out.stale, out.stale_total, "--stale")];
+    let lists = [
+        ("failed", &out.failed, failed_total, "--status failed"),
+        ("stale", &out.stale, out.stale_total as usize, "--stale"),
+    ];
     for (title, list, total, all) in lists {
         if total > 0 {
             println!("{title} ({total}):");

@@ -133,6 +133,21 @@ pub async fn open_live(config: &Config, state: &dyn StateStore) -> anyhow::Resul
     anyhow::bail!("the live index kept changing while it was being opened")
 }
 
+/// A searcher over this config's state store and collections, loading the
+/// model each live index is sealed to.
+pub async fn searcher(config: &Config, options: ragpipe_search::Options) -> anyhow::Result<ragpipe_search::Searcher> {
+    let state = open_state(config).await?;
+    let for_index = config.clone();
+    let embedder_for: ragpipe_search::EmbedderFor = Arc::new(move |index| {
+        load_embedder_for(&for_index, index)
+            .map(|e| e as Arc<dyn ragpipe_embed::Embedder>)
+            .map_err(|e| format!("{e:#}"))
+    });
+    let ports =
+        ragpipe_search::Ports { state, collections: collections(config)?, first: first_index(config), embedder_for };
+    Ok(ragpipe_search::Searcher::new(ports, options))
+}
+
 /// The distributed mode's state store; an error naming the setting when
 /// `distributed.state_url` is not set.
 pub fn require_state(config: &Config) -> anyhow::Result<()> {

@@ -103,6 +103,13 @@ pub struct SearchConfig {
     /// Cosine distance above which the best hit is not an answer.
     /// Env: `RAGPIPE_SEARCH_THRESHOLD`.
     pub threshold: f32,
+    /// Where `ragpipe serve search` listens. Env: `RAGPIPE_SEARCH_LISTEN`.
+    pub listen: String,
+    /// Bearer token every search call must carry. Without one the server
+    /// only starts on a loopback address. Env: `RAGPIPE_SEARCH_TOKEN`.
+    pub token: Option<String>,
+    /// Query embeddings the search service keeps for repeated questions.
+    pub cache_entries: usize,
 }
 
 /// What one document may cost. Parsers run in a child process held to the
@@ -195,7 +202,15 @@ impl Default for ModelConfig {
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { top_k: 5, mode: "hybrid".into(), rrf_k: 60.0, threshold: 0.60 }
+        SearchConfig {
+            top_k: 5,
+            mode: "hybrid".into(),
+            rrf_k: 60.0,
+            threshold: 0.60,
+            listen: "127.0.0.1:8081".into(),
+            token: None,
+            cache_entries: 4096,
+        }
     }
 }
 
@@ -306,6 +321,7 @@ impl Config {
             ("RAGPIPE_QDRANT_URL", &mut d.qdrant_url),
             ("RAGPIPE_QDRANT_API_KEY", &mut d.qdrant_api_key),
             ("RAGPIPE_ADMIN_TOKEN", &mut self.admin.token),
+            ("RAGPIPE_SEARCH_TOKEN", &mut self.search.token),
             ("RAGPIPE_HEALTH_LISTEN", &mut self.workers.health_listen),
         ] {
             if let Some(v) = get(name) {
@@ -317,6 +333,9 @@ impl Config {
         }
         if let Some(v) = get("RAGPIPE_ADMIN_LISTEN") {
             self.admin.listen = v;
+        }
+        if let Some(v) = get("RAGPIPE_SEARCH_LISTEN") {
+            self.search.listen = v;
         }
         Ok(())
     }

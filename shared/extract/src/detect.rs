@@ -85,18 +85,31 @@ pub fn kind_for_name(name: &str) -> Option<Kind> {
     kind_for_extension(&extension(name))
 }
 
+/// The extensions each kind's documents are named with (code aside).
+const NAMED: &[(Kind, &[&str])] = &[
+    (Kind::Html, &["html", "htm", "xhtml"]),
+    (Kind::Markdown, &["md", "markdown", "mdown"]),
+    (Kind::Text, &["txt", "text", "rst", "log"]),
+    (Kind::Pdf, &["pdf"]),
+    (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
+    (Kind::Csv, &["csv", "tsv"]),
+    (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac"]),
+];
+
 fn kind_for_extension(ext: &str) -> Option<Kind> {
-    Some(match ext {
-        "html" | "htm" | "xhtml" => Kind::Html,
-        "md" | "markdown" | "mdown" => Kind::Markdown,
-        "txt" | "text" | "rst" | "log" => Kind::Text,
-        "pdf" => Kind::Pdf,
-        "xlsx" | "xlsm" | "xlsb" | "xls" | "ods" => Kind::Spreadsheet,
-        "csv" | "tsv" => Kind::Csv,
-        "wav" | "mp3" | "flac" | "ogg" | "oga" | "m4a" | "aac" => Kind::Audio,
-        e if crate::code::is_code_extension(e) => Kind::Code,
-        _ => return None,
-    })
+    if let Some((kind, _)) = NAMED.iter().find(|(_, exts)| exts.contains(&ext)) {
+        return Some(*kind);
+    }
+    crate::code::is_code_extension(ext).then_some(Kind::Code)
+}
+
+/// The (lowercase) extensions [`kind_for_name`] reads as `kind`: what a
+/// filter by kind matches documents by before they were detected.
+pub fn extensions_of(kind: Kind) -> Vec<&'static str> {
+    match kind {
+        Kind::Code => crate::code::EXTENSIONS.to_vec(),
+        k => NAMED.iter().filter(|(n, _)| *n == k).flat_map(|(_, exts)| exts.iter().copied()).collect(),
+    }
 }
 
 /// The kind a sniffed MIME type means, for types ragpipe reads.

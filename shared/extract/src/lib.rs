@@ -16,7 +16,7 @@ mod text;
 use ragpipe_core::{Document, Kind};
 
 pub use builder::TextBuilder;
-pub use detect::{detect, extension, kind_for_name};
+pub use detect::{detect, extension, extensions_of, kind_for_name};
 
 /// Bumped whenever any extractor's output for the same bytes can change.
 pub const EXTRACTOR_VERSION: &str = "1";

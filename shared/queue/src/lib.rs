@@ -121,6 +121,17 @@ pub trait Consumer: Send {
 pub trait Queue: Send + Sync {
     /// Publishes durably: when this returns `Ok`, the message will be delivered.
     async fn publish(&self, topic: Topic, payload: Vec<u8>) -> Result<(), QueueError>;
+    /// Publishes several messages, each under its own span (whose trace a
+    /// broker carries on), and returns once all are durable. An adapter may
+    /// send them all before waiting for the broker's confirms (one round
+    /// trip for the lot, not one each). On an error some may have gone out:
+    /// publishing them again is safe, every consumer being idempotent.
+    async fn publish_many(&self, topic: Topic, messages: Vec<(Vec<u8>, tracing::Span)>) -> Result<(), QueueError> {
+        for (payload, span) in messages {
+            tracing::Instrument::instrument(self.publish(topic, payload), span).await?;
+        }
+        Ok(())
+    }
     /// Starts consuming a topic. Several consumers of a topic share its messages.
     async fn consume(&self, topic: Topic) -> Result<Box<dyn Consumer>, QueueError>;
     /// Messages waiting (not yet delivered) on a topic.

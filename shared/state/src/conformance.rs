@@ -1,15 +1,24 @@
 //! The `StateStore` conformance suite: every adapter must pass it unchanged.
 //! Each check takes a fresh, empty store.
 
-use crate::{BatchStats, Completion, Extracted, IndexState, NewIndex, Observation, Observed, StateStore};
+mod pages;
+
+pub use pages::{
+    documents_are_paged_and_filtered, failures_are_grouped_and_requeued_in_batches,
+    pages_are_diffed_as_single_objects_are,
+};
+
+use crate::{
+    BatchStats, Completion, Cursor, DocQuery, Extracted, IndexState, NewIndex, Observation, Observed, StateStore,
+};
 use ragpipe_core::{DocStatus, DocumentId, Kind, Stage};
 
-fn observed(name: &str, etag: &str) -> Observed {
+pub(crate) fn observed(name: &str, etag: &str) -> Observed {
     let uri = format!("file:///corpus/{name}");
     Observed { id: DocumentId::from_uri(&uri), uri, key: name.into(), etag: etag.into(), size: 10 }
 }
 
-fn extracted(chunks: i64, batches: i64) -> Extracted {
+pub(crate) fn extracted(chunks: i64, batches: i64) -> Extracted {
     Extracted {
         kind: Kind::Markdown,
         title: "Doc".into(),
@@ -20,12 +29,12 @@ fn extracted(chunks: i64, batches: i64) -> Extracted {
     }
 }
 
-fn completion(chunks: i64) -> Completion {
+pub(crate) fn completion(chunks: i64) -> Completion {
     Completion { chunks_stored: chunks, model: "m".into(), dims: 384, pipeline_version: "1".into() }
 }
 
 /// Drives one document from first sighting to indexed.
-async fn index(store: &dyn StateStore, obj: &Observed, run: i64, generation: i64) {
+pub(crate) async fn index(store: &dyn StateStore, obj: &Observed, run: i64, generation: i64) {
     assert!(store.begin_extract(&obj.id, generation).await.unwrap());
     assert!(store.set_extracted(&obj.id, generation, &extracted(3, 2)).await.unwrap());
     let stats = BatchStats { chunks: 2, tokens: 100, header_tokens: 10, truncated: 0 };
@@ -110,11 +119,12 @@ pub async fn failures_are_recorded(store: &dyn StateStore) {
     store.observe(&b, 1).await.unwrap();
     store.begin_extract(&b.id, 1).await.unwrap();
     assert!(store.fail(&b.id, 1, Stage::Extract, "unsupported type: .bin").await.unwrap());
-    let failed = store.list(Some(DocStatus::Failed)).await.unwrap();
+    let failed_only = DocQuery { status: Some(DocStatus::Failed), ..DocQuery::default() };
+    let failed = store.page(&failed_only, &Cursor::Start, 10).await.unwrap().documents;
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].failure_reason.as_deref(), Some("unsupported type: .bin"));
     assert_eq!(failed[0].failure_stage, Some(Stage::Extract));
-    assert_eq!(store.list(None).await.unwrap().len(), 2);
+    assert_eq!(store.page(&DocQuery::default(), &Cursor::Start, 10).await.unwrap().documents.len(), 2);
     assert_eq!(store.observe(&b, 2).await.unwrap(), Observation::Unchanged, "a failed file is not retried by itself");
     assert!(store.get(&DocumentId::from_raw("nope")).await.unwrap().is_none());
 }
@@ -210,6 +220,21 @@ macro_rules! state_store_conformance {
         async fn sync_runs_never_overlap() {
             let s = $fresh.await;
             $crate::conformance::sync_runs_never_overlap(&s).await;
+        }
+        #[tokio::test]
+        async fn documents_are_paged_and_filtered() {
+            let s = $fresh.await;
+            $crate::conformance::documents_are_paged_and_filtered(&s).await;
+        }
+        #[tokio::test]
+        async fn failures_are_grouped_and_requeued_in_batches() {
+            let s = $fresh.await;
+            $crate::conformance::failures_are_grouped_and_requeued_in_batches(&s).await;
+        }
+        #[tokio::test]
+        async fn pages_are_diffed_as_single_objects_are() {
+            let s = $fresh.await;
+            $crate::conformance::pages_are_diffed_as_single_objects_are(&s).await;
         }
         #[tokio::test]
         async fn failed_documents_can_be_retried() {

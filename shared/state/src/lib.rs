@@ -9,11 +9,17 @@
 #[cfg(feature = "testsuite")]
 pub mod conformance;
 mod indexes;
+mod observe;
+mod pages;
+mod query;
 mod registry;
 mod sql;
 mod sync_report;
 mod sync_runs;
 
+pub use observe::OBSERVE_BATCH;
+pub use pages::REQUEUE_BATCH;
+pub use query::{Cursor, DocQuery, FailureGroup, KindMatch, Page, Seal, every};
 pub use registry::{live_index, write_index};
 pub use sql::{DEFAULT_LEASE, SqlStateStore};
 pub use sync_report::{MAX_SKIPPED_KEPT, SkippedEntry, SyncReport};
@@ -160,6 +166,10 @@ impl StatusCounts {
 pub trait StateStore: Send + Sync {
     /// Records that a sync run (`run`, increasing) saw an object.
     async fn observe(&self, obj: &Observed, run: i64) -> Result<Observation, StateError>;
+    /// [`StateStore::observe`] for a page of listed objects, answered in
+    /// order, in a few statements per [`OBSERVE_BATCH`] whatever the
+    /// page's size (what a sync of millions of objects needs).
+    async fn observe_many(&self, objs: &[Observed], run: i64) -> Result<Vec<Observation>, StateError>;
     /// Marks documents the sync run `run` did not see as deleted; returns them.
     async fn mark_missing(&self, run: i64) -> Result<Vec<DocumentId>, StateError>;
     /// Claims a generation for extraction (counts an attempt).
@@ -180,14 +190,23 @@ pub trait StateStore: Send + Sync {
     async fn fail(&self, id: &DocumentId, generation: i64, stage: Stage, reason: &str) -> Result<bool, StateError>;
     /// One document.
     async fn get(&self, id: &DocumentId) -> Result<Option<DocState>, StateError>;
-    /// Documents, optionally of one status, ordered by URI.
-    async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError>;
+    /// Up to `limit` documents the query selects, from `cursor` on, in URI
+    /// order (see [`query`](crate::Cursor)).
+    async fn page(&self, query: &DocQuery, cursor: &Cursor, limit: usize) -> Result<Page, StateError>;
+    /// How many documents the query selects.
+    async fn count(&self, query: &DocQuery) -> Result<i64, StateError>;
+    /// The failed documents the query selects, grouped by reason and stage,
+    /// largest group first; at most `limit` groups.
+    async fn failure_groups(&self, query: &DocQuery, limit: usize) -> Result<Vec<FailureGroup>, StateError>;
     /// Totals per status.
     async fn counts(&self) -> Result<StatusCounts, StateError>;
     /// Queues a document that is in status `from` again as a new generation
     /// with its attempts reset; `None` when it is not (so doing it twice
     /// queues once).
     async fn requeue(&self, id: &DocumentId, from: DocStatus) -> Result<Option<Retried>, StateError>;
+    /// [`StateStore::requeue`] for many documents at once (in batches of
+    /// [`REQUEUE_BATCH`] per statement); returns those requeued, in URI order.
+    async fn requeue_many(&self, ids: &[DocumentId], from: DocStatus) -> Result<Vec<Retried>, StateError>;
     /// Queues a failed document again (see [`StateStore::requeue`]).
     async fn retry(&self, id: &DocumentId) -> Result<Option<Retried>, StateError> {
         self.requeue(id, DocStatus::Failed).await

@@ -1,8 +1,8 @@
 //! The SQL adapter, for SQLite (embedded) and PostgreSQL (distributed).
 
 use crate::{
-    BatchStats, Completion, Extracted, IndexRecord, IndexState, NewIndex, Observation, Observed, Retried, StateError,
-    StateStore, StatusCount, StatusCounts, SyncRun,
+    BatchStats, Completion, Cursor, DocQuery, Extracted, FailureGroup, IndexRecord, IndexState, NewIndex, Observation,
+    Observed, Page, Retried, StateError, StateStore, StatusCount, StatusCounts, SyncRun,
 };
 use async_trait::async_trait;
 use ragpipe_core::{DocState, DocStatus, DocumentId, Kind, Stage};
@@ -134,6 +134,10 @@ impl StateStore for SqlStateStore {
         }
     }
 
+    async fn observe_many(&self, objs: &[Observed], run: i64) -> Result<Vec<Observation>, StateError> {
+        self.observe_page(objs, run).await
+    }
+
     async fn mark_missing(&self, run: i64) -> Result<Vec<DocumentId>, StateError> {
         let rows = sqlx::query(include_str!("sql/missing.sql")).bind(run).bind(now_ms()).fetch_all(&self.pool).await?;
         rows.iter().map(|r| Ok(DocumentId::from_raw(r.try_get::<String, _>(0)?))).collect()
@@ -226,19 +230,23 @@ impl StateStore for SqlStateStore {
     }
 
     async fn get(&self, id: &DocumentId) -> Result<Option<DocState>, StateError> {
-        let rows = sqlx::query(include_str!("sql/select_documents.sql"))
-            .bind(id.as_str())
-            .bind("")
-            .fetch_all(&self.pool)
-            .await?;
-        rows.first().map(doc_from_row).transpose()
+        self.document(id).await
     }
 
-    async fn list(&self, status: Option<DocStatus>) -> Result<Vec<DocState>, StateError> {
-        let status = status.map_or("", DocStatus::as_str);
-        let rows =
-            sqlx::query(include_str!("sql/select_documents.sql")).bind("").bind(status).fetch_all(&self.pool).await?;
-        rows.iter().map(doc_from_row).collect()
+    async fn page(&self, query: &DocQuery, cursor: &Cursor, limit: usize) -> Result<Page, StateError> {
+        self.select_page(query, cursor, limit).await
+    }
+
+    async fn count(&self, query: &DocQuery) -> Result<i64, StateError> {
+        self.count_matching(query).await
+    }
+
+    async fn failure_groups(&self, query: &DocQuery, limit: usize) -> Result<Vec<FailureGroup>, StateError> {
+        self.failures(query, limit).await
+    }
+
+    async fn requeue_many(&self, ids: &[DocumentId], from: DocStatus) -> Result<Vec<Retried>, StateError> {
+        self.requeue_batch(ids, from).await
     }
 
     async fn requeue(&self, id: &DocumentId, from: DocStatus) -> Result<Option<Retried>, StateError> {
@@ -329,12 +337,12 @@ impl StateStore for SqlStateStore {
     }
 }
 
-fn parse_status(id: &DocumentId, s: &str) -> Result<DocStatus, StateError> {
+pub(crate) fn parse_status(id: &DocumentId, s: &str) -> Result<DocStatus, StateError> {
     DocStatus::parse(s)
         .ok_or_else(|| StateError::Corrupt { id: id.to_string(), reason: format!("unknown status {s:?}") })
 }
 
-fn doc_from_row(r: &AnyRow) -> Result<DocState, StateError> {
+pub(crate) fn doc_from_row(r: &AnyRow) -> Result<DocState, StateError> {
     let id = DocumentId::from_raw(r.try_get::<String, _>("id")?);
     let kind: Option<String> = r.try_get("kind")?;
     let stage: Option<String> = r.try_get("failure_stage")?;

@@ -5,7 +5,7 @@
 //! races an update, and 0.7.0 does not replay its WAL on open, so every write
 //! is flushed before it is reported stored.
 
-use crate::{ChunkPayload, CollectionSpec, Point, Scored, SparseVec, VectorError, VectorStore};
+use crate::{ChunkPayload, CollectionSpec, Point, Scored, SearchFilter, SparseVec, VectorError, VectorStore};
 use async_trait::async_trait;
 use qdrant_edge::external::serde_json;
 use qdrant_edge::{
@@ -48,7 +48,9 @@ impl EdgeStore {
             .sparse_vector(SPARSE, EdgeSparseVectorParams::builder().modifier(Modifier::Idf).build())
             .build();
         let shard = EdgeShard::load(dir, Some(config)).map_err(store_err)?;
-        for (field, ty) in [("document_id", PayloadSchemaType::Keyword), ("generation", PayloadSchemaType::Integer)] {
+        let keywords = crate::FILTERED_FIELDS.map(|f| (f, PayloadSchemaType::Keyword));
+        let fields = [("document_id", PayloadSchemaType::Keyword), ("generation", PayloadSchemaType::Integer)];
+        for (field, ty) in fields.into_iter().chain(keywords) {
             let op = FieldIndexOperations::CreateIndex(CreateIndex {
                 field_name: key(field),
                 field_schema: Some(PayloadFieldSchema::FieldType(ty)),
@@ -101,13 +103,19 @@ impl Inner {
         }
     }
 
-    fn query(&self, query: VectorInternal, using: &str, limit: usize) -> Result<Vec<Scored>, VectorError> {
+    fn query(
+        &self,
+        query: VectorInternal,
+        using: &str,
+        limit: usize,
+        filter: Option<Filter>,
+    ) -> Result<Vec<Scored>, VectorError> {
         let hits = self
             .shard
             .query(QueryRequest {
                 prefetches: vec![],
                 query: Some(ScoringQuery::Vector(QueryEnum::Nearest(NamedQuery::new(query, using)))),
-                filter: None,
+                filter,
                 score_threshold: None,
                 limit,
                 offset: 0,
@@ -128,6 +136,16 @@ fn store_err(e: impl std::fmt::Display) -> VectorError {
 
 fn key(field: &str) -> JsonPath {
     field.parse().expect("static field names are valid json paths")
+}
+
+/// The store's filter for a search's; `None` when it selects everything.
+fn search_filter(f: &SearchFilter) -> Option<Filter> {
+    let any = |field: &str, values: &[String]| {
+        (!values.is_empty())
+            .then(|| Condition::Field(FieldCondition::new_match(key(field), Match::from(values.to_vec()))))
+    };
+    let must: Vec<Condition> = [any("kind", &f.kinds), any("document", &f.documents)].into_iter().flatten().collect();
+    (!must.is_empty()).then(|| Filter { must: Some(must), ..Default::default() })
 }
 
 fn document_filter(doc: &DocumentId, generation: Option<i64>) -> Filter {
@@ -190,12 +208,22 @@ impl VectorStore for EdgeStore {
         .await
     }
 
-    async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError> {
-        let v = VectorInternal::Dense(vector.to_vec());
-        self.blocking(move |inner| inner.query(v, DENSE, limit)).await
+    async fn search_dense_in(
+        &self,
+        vector: &[f32],
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError> {
+        let (v, filter) = (VectorInternal::Dense(vector.to_vec()), search_filter(filter));
+        self.blocking(move |inner| inner.query(v, DENSE, limit, filter)).await
     }
 
-    async fn search_sparse(&self, query: &SparseVec, limit: usize) -> Result<Vec<Scored>, VectorError> {
+    async fn search_sparse_in(
+        &self,
+        query: &SparseVec,
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError> {
         if query.is_empty() {
             return Ok(Vec::new());
         }
@@ -203,7 +231,8 @@ impl VectorStore for EdgeStore {
             indices: query.indices.clone(),
             values: query.values.clone(),
         });
-        self.blocking(move |inner| inner.query(v, SPARSE, limit)).await
+        let filter = search_filter(filter);
+        self.blocking(move |inner| inner.query(v, SPARSE, limit, filter)).await
     }
 
     async fn dense_vectors(&self, ids: &[uuid::Uuid]) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError> {

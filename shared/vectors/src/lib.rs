@@ -43,6 +43,29 @@ pub struct Point {
     pub payload: ChunkPayload,
 }
 
+/// Narrows a search to chunks of some kinds or some documents; an empty
+/// list does not narrow. The store filters while it searches (payload
+/// indexes on both fields), so a narrow filter still fills `limit`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilter {
+    /// Document kinds (`pdf`, `markdown`, `spreadsheet`…): any of them.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// Documents by source URI: any of them.
+    #[serde(default)]
+    pub documents: Vec<String>,
+}
+
+impl SearchFilter {
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty() && self.documents.is_empty()
+    }
+}
+
+/// Payload fields a [`SearchFilter`] matches on, indexed as keywords.
+pub(crate) const FILTERED_FIELDS: [&str; 2] = ["kind", "document"];
+
 /// A search result from one retriever.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scored {
@@ -61,9 +84,27 @@ pub trait VectorStore: Send + Sync {
     /// Deletes a document's points, except those of `keep_generation`.
     async fn delete_document(&self, doc: &DocumentId, keep_generation: Option<i64>) -> Result<(), VectorError>;
     /// Nearest neighbours by cosine similarity.
-    async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError>;
+    async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError> {
+        self.search_dense_in(vector, limit, &SearchFilter::default()).await
+    }
+    /// Nearest neighbours among the chunks the filter selects.
+    async fn search_dense_in(
+        &self,
+        vector: &[f32],
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError>;
     /// Best BM25 matches of a query's sparse vector.
-    async fn search_sparse(&self, query: &SparseVec, limit: usize) -> Result<Vec<Scored>, VectorError>;
+    async fn search_sparse(&self, query: &SparseVec, limit: usize) -> Result<Vec<Scored>, VectorError> {
+        self.search_sparse_in(query, limit, &SearchFilter::default()).await
+    }
+    /// Best BM25 matches among the chunks the filter selects.
+    async fn search_sparse_in(
+        &self,
+        query: &SparseVec,
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError>;
     /// Dense vectors of some points (missing ids are omitted).
     async fn dense_vectors(&self, ids: &[uuid::Uuid]) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError>;
     /// Every chunk of a document (or of the whole index), ordered by document

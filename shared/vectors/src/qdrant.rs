@@ -8,7 +8,7 @@
 //! given, so a reindex can build a new collection while searches keep
 //! using the old one until the alias is swapped.
 
-use crate::{ChunkPayload, CollectionSpec, Point, Scored, SparseVec, VectorError, VectorStore};
+use crate::{ChunkPayload, CollectionSpec, Point, Scored, SearchFilter, SparseVec, VectorError, VectorStore};
 use async_trait::async_trait;
 use qdrant_client::qdrant::point_id::PointIdOptions;
 use qdrant_client::qdrant::vector_output::Vector as OutputVector;
@@ -87,7 +87,9 @@ impl QdrantStore {
         {
             return Err(store_err(e));
         }
-        for (field, ty) in [("document_id", FieldType::Keyword), ("generation", FieldType::Integer)] {
+        let keywords = crate::FILTERED_FIELDS.map(|f| (f, FieldType::Keyword));
+        let fields = [("document_id", FieldType::Keyword), ("generation", FieldType::Integer)];
+        for (field, ty) in fields.into_iter().chain(keywords) {
             let index = CreateFieldIndexCollectionBuilder::new(name, field, ty).wait(true);
             client.create_field_index(index).await.map_err(store_err)?;
         }
@@ -109,12 +111,21 @@ impl QdrantStore {
             .collect()
     }
 
-    async fn query(&self, query: VectorInput, using: &str, limit: usize) -> Result<Vec<Scored>, VectorError> {
-        let request = QueryPointsBuilder::new(&self.read)
+    async fn query(
+        &self,
+        query: VectorInput,
+        using: &str,
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError> {
+        let mut request = QueryPointsBuilder::new(&self.read)
             .query(Query::new_nearest(query))
             .using(using)
             .limit(limit as u64)
             .with_payload(true);
+        if let Some(filter) = search_filter(filter) {
+            request = request.filter(filter);
+        }
         let response = self.client.query(request).await.map_err(store_err)?;
         self.hits(response.result)
     }
@@ -122,6 +133,13 @@ impl QdrantStore {
 
 pub(crate) fn store_err(e: impl std::fmt::Display) -> VectorError {
     VectorError::Store(format!("qdrant: {e}"))
+}
+
+/// The server's filter for a search's; `None` when it selects everything.
+fn search_filter(f: &SearchFilter) -> Option<Filter> {
+    let any = |field: &str, values: &[String]| (!values.is_empty()).then(|| Condition::matches(field, values.to_vec()));
+    let must: Vec<Condition> = [any("kind", &f.kinds), any("document", &f.documents)].into_iter().flatten().collect();
+    (!must.is_empty()).then(|| Filter::must(must))
 }
 
 fn document_filter(doc: &DocumentId, generation: Option<i64>) -> Filter {
@@ -186,15 +204,26 @@ impl VectorStore for QdrantStore {
         Ok(())
     }
 
-    async fn search_dense(&self, vector: &[f32], limit: usize) -> Result<Vec<Scored>, VectorError> {
-        self.query(VectorInput::new_dense(vector.to_vec()), DENSE, limit).await
+    async fn search_dense_in(
+        &self,
+        vector: &[f32],
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError> {
+        self.query(VectorInput::new_dense(vector.to_vec()), DENSE, limit, filter).await
     }
 
-    async fn search_sparse(&self, query: &SparseVec, limit: usize) -> Result<Vec<Scored>, VectorError> {
+    async fn search_sparse_in(
+        &self,
+        query: &SparseVec,
+        limit: usize,
+        filter: &SearchFilter,
+    ) -> Result<Vec<Scored>, VectorError> {
         if query.is_empty() {
             return Ok(Vec::new());
         }
-        self.query(VectorInput::new_sparse(query.indices.clone(), query.values.clone()), SPARSE, limit).await
+        let sparse = VectorInput::new_sparse(query.indices.clone(), query.values.clone());
+        self.query(sparse, SPARSE, limit, filter).await
     }
 
     async fn dense_vectors(&self, ids: &[uuid::Uuid]) -> Result<Vec<(uuid::Uuid, Vec<f32>)>, VectorError> {

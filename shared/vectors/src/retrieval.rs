@@ -3,7 +3,7 @@
 //! the query, and a distance threshold past which the honest answer is
 //! "nothing in the index answers this".
 
-use crate::{Bm25, ChunkPayload, Scored, VectorError, VectorStore};
+use crate::{Bm25, ChunkPayload, Scored, SearchFilter, VectorError, VectorStore};
 use std::collections::HashMap;
 
 /// Which retrievers take part.
@@ -55,17 +55,29 @@ pub async fn search(
     query_text: &str,
     opts: &SearchOptions,
 ) -> Result<Answer, VectorError> {
+    search_in(store, bm25, query_vector, query_text, opts, &SearchFilter::default()).await
+}
+
+/// [`search`] among the chunks the filter selects (every retriever filters).
+pub async fn search_in(
+    store: &dyn VectorStore,
+    bm25: &Bm25,
+    query_vector: &[f32],
+    query_text: &str,
+    opts: &SearchOptions,
+    filter: &SearchFilter,
+) -> Result<Answer, VectorError> {
     let candidates = (opts.top_k * 4).max(50);
-    let dense = store.search_dense(query_vector, candidates).await?;
+    let dense = store.search_dense_in(query_vector, candidates, filter).await?;
     let sparse = match opts.mode {
-        Mode::Hybrid => store.search_sparse(&bm25.query(query_text), candidates).await?,
+        Mode::Hybrid => store.search_sparse_in(&bm25.query(query_text), candidates, filter).await?,
         Mode::Dense => Vec::new(),
     };
     // A key the query names (a date, an identifier) is strong evidence the
     // dense side cannot see: the chunks holding it form a third list,
     // weighted KEY_WEIGHT, so a row found only by its key still leads.
     let keyed = match (opts.mode, bm25.keys_query(query_text)) {
-        (Mode::Hybrid, Some(keys)) => store.search_sparse(&keys, candidates).await?,
+        (Mode::Hybrid, Some(keys)) => store.search_sparse_in(&keys, candidates, filter).await?,
         _ => Vec::new(),
     };
     let mut fused = match opts.mode {

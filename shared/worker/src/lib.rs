@@ -3,7 +3,10 @@
 //! connection that comes back after it is lost, health probes and the
 //! queue-depth gauge. A service crate says what one worker does (a
 //! [`Handler`]); [`serve`] runs as many as configured and keeps them running.
+//! The served APIs (admin, search) share its [`auth`]: the bearer token and
+//! the loopback rule.
 
+pub mod auth;
 mod probes;
 mod stop;
 

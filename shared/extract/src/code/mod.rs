@@ -19,35 +19,17 @@ use crate::ExtractError;
 use ragpipe_core::{Block, BlockKind, Document, Kind};
 use std::ops::Range;
 
-/// Extensions read as source code: those with a grammar, and common ones
-/// without, which fall back to blank-line blocks.
+/// Extensions read as source code: those with a grammar (see
+/// [`lang::for_extension`]), and common ones without, which fall back to
+/// blank-line blocks.
+pub(crate) const EXTENSIONS: &[&str] = &[
+    "rs", "py", "pyi", "go", "js", "jsx", "mjs", "cjs", "ts", "mts", "cts", "tsx", "java", "c", "h", "cc", "cpp",
+    "cxx", "hpp", "hh", "cs", "kt", "kts", "swift", "scala", "rb", "php", "pl", "lua", "sh", "bash", "zsh", "sql",
+    "toml", "yaml", "yml",
+];
+
 pub(crate) fn is_code_extension(ext: &str) -> bool {
-    lang::for_extension(ext).is_some()
-        || matches!(
-            ext,
-            "c" | "h"
-                | "cc"
-                | "cpp"
-                | "cxx"
-                | "hpp"
-                | "hh"
-                | "cs"
-                | "kt"
-                | "kts"
-                | "swift"
-                | "scala"
-                | "rb"
-                | "php"
-                | "pl"
-                | "lua"
-                | "sh"
-                | "bash"
-                | "zsh"
-                | "sql"
-                | "toml"
-                | "yaml"
-                | "yml"
-        )
+    EXTENSIONS.contains(&ext) || lang::for_extension(ext).is_some()
 }
 
 /// Extracts a source file. Never fails on syntax: a file the grammar cannot

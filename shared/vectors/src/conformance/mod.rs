@@ -13,7 +13,7 @@
 pub mod collections;
 pub mod fixture;
 
-use crate::{Bm25, ChunkPayload, SparseVec, VectorStore};
+use crate::{Bm25, ChunkPayload, SearchFilter, SparseVec, VectorStore};
 use fixture::{chunks_of, cosine, direction, doc_id, point};
 
 /// Tolerance for similarities read back from a store (f32, normalised).
@@ -43,6 +43,7 @@ macro_rules! vector_store_conformance {
             delete_without_generation_removes_the_document,
             search_dense_ranks_by_cosine,
             search_sparse_finds_the_term,
+            searches_are_narrowed_by_a_filter,
             dense_vectors_are_unit_and_skip_missing_ids,
             chunks_of_a_document_in_chunk_order,
             chunks_of_the_whole_index,
@@ -214,6 +215,50 @@ pub async fn search_sparse_finds_the_term(store: &dyn VectorStore) {
 
     assert!(store.search_sparse(&bm25.query("zebra"), 10).await.unwrap().is_empty());
     assert!(store.search_sparse(&SparseVec::default(), 10).await.unwrap().is_empty());
+}
+
+/// A filter narrows both retrievers inside the store: only chunks of the
+/// kinds and documents named come back, as many as the limit asks for even
+/// when they are far from the query, and the two fields narrow together.
+pub async fn searches_are_narrowed_by_a_filter(store: &dyn VectorStore) {
+    let bm25 = Bm25::english();
+    let mut points = Vec::new();
+    for (n, (name, kind)) in [("a", "prose"), ("b", "pdf"), ("c", "prose")].into_iter().enumerate() {
+        for mut p in chunks_of(&bm25, name, 1, 6, n * 6) {
+            p.payload.kind = kind.into();
+            points.push(p);
+        }
+    }
+    store.upsert(points.clone()).await.unwrap();
+    let docs = |hits: &[crate::Scored]| {
+        let mut d: Vec<String> = hits.iter().map(|h| h.payload.document.clone()).collect();
+        d.dedup();
+        d
+    };
+    let (a, b, c) =
+        (points[0].payload.document.clone(), points[6].payload.document.clone(), points[12].payload.document.clone());
+    // The query points at a's first chunk, not at any of b's.
+    let query = points[0].dense.clone();
+    let pdf = SearchFilter { kinds: vec!["pdf".into()], ..SearchFilter::default() };
+    let hits = store.search_dense_in(&query, 4, &pdf).await.unwrap();
+    assert_eq!((hits.len(), docs(&hits)), (4, vec![b.clone()]), "only the PDF's chunks, as many as asked");
+    let a_and_c = SearchFilter { documents: vec![a.clone(), c.clone()], ..SearchFilter::default() };
+    let hits = store.search_dense_in(&query, 20, &a_and_c).await.unwrap();
+    assert_eq!(hits.len(), 12);
+    assert!(hits.iter().all(|h| h.payload.document == a || h.payload.document == c));
+    let both = SearchFilter { kinds: vec!["pdf".into()], documents: vec![a.clone()] };
+    assert!(store.search_dense_in(&query, 5, &both).await.unwrap().is_empty(), "the fields narrow together");
+    let any = SearchFilter { kinds: vec!["prose".into(), "pdf".into()], ..SearchFilter::default() };
+    assert_eq!(store.search_dense_in(&query, 50, &any).await.unwrap().len(), 18, "any of the kinds");
+
+    let term = bm25.query(&points[7].payload.content);
+    let everywhere = store.search_sparse(&term, 50).await.unwrap();
+    assert!(!everywhere.is_empty());
+    let hits = store.search_sparse_in(&term, 50, &a_and_c).await.unwrap();
+    assert!(hits.iter().all(|h| h.payload.document != b), "sparse search is narrowed too");
+    let hits = store.search_sparse_in(&term, 50, &pdf).await.unwrap();
+    assert!(!hits.is_empty(), "the PDF holds the terms");
+    assert!(hits.iter().all(|h| h.payload.document == b));
 }
 
 /// Stored vectors come back unit length (cosine stores normalise), in the

@@ -1,40 +1,67 @@
-//! The bearer token on `/api/*`. A token is the only thing between the
-//! network and the retry button, so it is checked without leaking it through
-//! timing, and a token nobody chose (empty, or a manifest's placeholder) is
-//! refused before the server listens.
+//! The bearer token on a served API's `/api/*` (the admin API, the search
+//! API). A token is the only thing between the network and a retry button or
+//! the index's content, so it is checked without leaking it through timing,
+//! a token nobody chose (empty, or a manifest's placeholder) is refused
+//! before the server listens, and a server without one listens on loopback
+//! only.
 
-use crate::{Admin, AdminError};
-use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use ragpipe_core::ids::content_hash;
-use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
 
 /// Placeholders shipped in example manifests (deploy/k8s/config.yaml):
 /// a server started with one would accept a token anybody can read.
 const PLACEHOLDERS: [&str; 2] = ["change-me", "changeme"];
 
+/// The token a server requires, if any: the state of [`require_token`].
+#[derive(Clone, Default)]
+pub struct BearerToken(Option<Arc<str>>);
+
+impl BearerToken {
+    pub fn new(token: Option<&str>) -> Self {
+        BearerToken(token.map(Arc::from))
+    }
+}
+
 /// Refuses a configured token that is no secret: empty or a placeholder.
-pub(crate) fn check_configured(token: &str) -> Result<(), AdminError> {
+/// `setting` names where it came from (`admin.token (RAGPIPE_ADMIN_TOKEN)`).
+pub fn check_configured(token: &str, setting: &str) -> Result<(), String> {
     let t = token.trim();
     if t.is_empty() || PLACEHOLDERS.iter().any(|p| t.eq_ignore_ascii_case(p)) {
-        return Err(AdminError::BadRequest(
-            "refusing admin.token: it is empty or a placeholder (change-me); set RAGPIPE_ADMIN_TOKEN to a secret"
-                .into(),
-        ));
+        return Err(format!("refusing {setting}: it is empty or a placeholder (change-me); set it to a secret"));
     }
     Ok(())
 }
 
+/// Binds a server's address, refusing a non-loopback one without a token
+/// (an unauthenticated API must not face a network) and a token that is no
+/// secret. `setting` names the token's setting for the errors.
+pub async fn bind(addr: &str, token: Option<&str>, setting: &str) -> Result<TcpListener, String> {
+    if let Some(token) = token {
+        check_configured(token, setting)?;
+    }
+    let addr: SocketAddr = addr.parse().map_err(|e| format!("{addr:?} is not an address: {e}"))?;
+    if token.is_none() && !addr.ip().is_loopback() {
+        return Err(format!(
+            "refusing to serve on {addr} without a token: set {setting} or listen on a loopback address"
+        ));
+    }
+    TcpListener::bind(addr).await.map_err(|e| format!("binding {addr}: {e}"))
+}
+
 /// Middleware: a request passes with `Authorization: Bearer <token>` when
 /// the server has a token, and always when it has none (loopback only).
-pub(crate) async fn require_token(State(admin): State<Admin>, req: Request, next: Next) -> Response {
-    if let Some(token) = &admin.token {
+pub async fn require_token(State(token): State<BearerToken>, req: Request, next: Next) -> Response {
+    if let Some(token) = &token.0 {
         let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer);
         if !given.is_some_and(|g| same_secret(g, token)) {
-            return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong bearer token"}))).into_response();
+            let body = r#"{"error":"missing or wrong bearer token"}"#;
+            return (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         }
     }
     next.run(req).await
@@ -78,9 +105,9 @@ mod tests {
     #[test]
     fn empty_and_placeholder_tokens_are_refused() {
         for weak in ["", "  ", "CHANGE-ME", "change-me", "changeme"] {
-            let err = check_configured(weak).unwrap_err();
-            assert!(err.to_string().contains("placeholder"), "{err}");
+            let err = check_configured(weak, "admin.token").unwrap_err();
+            assert!(err.contains("placeholder"), "{err}");
         }
-        assert!(check_configured("t").is_ok());
+        assert!(check_configured("t", "admin.token").is_ok());
     }
 }

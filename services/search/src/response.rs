@@ -1,0 +1,73 @@
+//! What a search answers, in the one JSON shape `ragpipe search --json` prints
+//! and `POST /api/search` returns.
+
+use ragpipe_state::IndexRecord;
+use ragpipe_vectors::retrieval::Answer;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchResponse {
+    /// The index searched (the live one).
+    pub index: IndexOut,
+    pub query: String,
+    /// Nothing in the index is close enough to the query to be an answer.
+    pub abstained: bool,
+    /// The cosine distance the nearest chunk had to be within (`None`: no
+    /// threshold was applied).
+    pub threshold: Option<f32>,
+    pub hits: Vec<HitOut>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HitOut {
+    pub rank: usize,
+    pub document: String,
+    pub title: String,
+    pub section: String,
+    pub kind: String,
+    /// Where in the document: `#page=3&char=120,480`, `#row=12`, `#t=1.5,4.0`…
+    pub locator: String,
+    pub content: String,
+    pub distance: f32,
+    pub score: f32,
+    /// The pipeline version the chunk was written by.
+    pub pipeline_version: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IndexOut {
+    pub name: String,
+    pub model: String,
+    pub pipeline_version: String,
+}
+
+impl SearchResponse {
+    pub fn new(index: &IndexRecord, query: &str, threshold: Option<f32>, answer: Answer) -> Self {
+        SearchResponse {
+            index: IndexOut {
+                name: index.name.clone(),
+                model: index.model.clone(),
+                pipeline_version: index.pipeline_version.clone(),
+            },
+            query: query.to_string(),
+            abstained: answer.abstained,
+            threshold,
+            hits: answer
+                .hits
+                .into_iter()
+                .map(|h| HitOut {
+                    rank: h.rank,
+                    document: h.payload.document,
+                    title: h.payload.title,
+                    section: h.payload.section,
+                    kind: h.payload.kind,
+                    locator: h.payload.locator,
+                    content: h.payload.content,
+                    distance: h.distance,
+                    score: h.score,
+                    pipeline_version: h.payload.pipeline_version,
+                })
+                .collect(),
+        }
+    }
+}

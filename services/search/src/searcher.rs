@@ -1,0 +1,228 @@
+//! One searcher for a process: the live index's collection and model are
+//! opened once and kept, the registry is re-read at most every
+//! [`RECHECK`] so a reindex's swap is followed within a second, and query
+//! embeddings are kept in an LRU cache so a repeated question skips the
+//! model (the only part of a search that costs milliseconds).
+
+use crate::{SearchError, SearchResponse};
+use lru::LruCache;
+use ragpipe_embed::Embedder;
+use ragpipe_state::{IndexRecord, NewIndex, StateStore, live_index};
+use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
+use ragpipe_vectors::{Bm25, Collections, SearchFilter, VectorStore};
+use serde::Deserialize;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::RwLock;
+
+/// How long the live index is trusted before the registry is read again.
+pub const RECHECK: Duration = Duration::from_secs(1);
+/// Most hits one search over the API returns (the CLI, run by the index's
+/// owner, may ask for every chunk).
+pub const MAX_TOP_K: usize = 100;
+/// Longest query, in bytes (the model reads 256 word-pieces at most).
+pub const MAX_QUERY_BYTES: usize = 4096;
+/// Most values one filter field lists.
+pub const MAX_FILTER_VALUES: usize = 100;
+
+/// The embedder an index is sealed to (its model, whatever the
+/// configuration says now), or why it cannot be loaded.
+pub type EmbedderFor = Arc<dyn Fn(&IndexRecord) -> Result<Arc<dyn Embedder>, String> + Send + Sync>;
+
+/// What a searcher reads.
+#[derive(Clone)]
+pub struct Ports {
+    pub state: Arc<dyn StateStore>,
+    pub collections: Arc<dyn Collections>,
+    /// What the registry records as live while it holds no index yet.
+    pub first: NewIndex,
+    pub embedder_for: EmbedderFor,
+}
+
+/// How searches rank and when they abstain (`[search]`).
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Hits when a request does not say.
+    pub top_k: usize,
+    pub mode: Mode,
+    pub rrf_k: f32,
+    pub threshold: Option<f32>,
+    /// Query embeddings kept (0: none).
+    pub cache_entries: usize,
+    /// Most hits a request may ask for.
+    pub max_top_k: usize,
+}
+
+/// One search.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    pub query: String,
+    pub top_k: Option<usize>,
+    #[serde(default)]
+    pub filter: SearchFilter,
+}
+
+/// Query embeddings by (model, question).
+type QueryCache = Mutex<LruCache<(String, String), Arc<[f32]>>>;
+
+/// The live index as opened.
+struct Live {
+    index: IndexRecord,
+    store: Arc<dyn VectorStore>,
+    embedder: Arc<dyn Embedder>,
+    checked: Instant,
+}
+
+pub struct Searcher {
+    ports: Ports,
+    options: Options,
+    bm25: Bm25,
+    live: RwLock<Option<Arc<Live>>>,
+    cache: Option<QueryCache>,
+}
+
+impl Searcher {
+    pub fn new(ports: Ports, options: Options) -> Self {
+        let cache = NonZeroUsize::new(options.cache_entries).map(|n| Mutex::new(LruCache::new(n)));
+        Searcher { ports, options, bm25: Bm25::english(), live: RwLock::new(None), cache }
+    }
+
+    /// Runs one search on the live index.
+    pub async fn search(&self, req: &SearchRequest) -> Result<SearchResponse, SearchError> {
+        check(req, self.options.max_top_k)?;
+        let live = self.live().await?;
+        let vector = self.query_vector(&live, &req.query).await?;
+        let opts = SearchOptions {
+            top_k: req.top_k.unwrap_or(self.options.top_k),
+            mode: self.options.mode,
+            rrf_k: self.options.rrf_k,
+            threshold: self.options.threshold,
+        };
+        let store = live.store.as_ref();
+        let answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &opts, &req.filter).await?;
+        Ok(SearchResponse::new(&live.index, &req.query, self.options.threshold, answer))
+    }
+
+    /// Opens the live index if it is not open yet (what readiness checks).
+    pub async fn ready(&self) -> Result<(), SearchError> {
+        self.live().await.map(|_| ())
+    }
+
+    /// The live index, re-read from the registry when the last read is
+    /// older than [`RECHECK`]; a swapped-in index is opened (with its own
+    /// model), the old one is closed when the searches using it finish.
+    async fn live(&self) -> Result<Arc<Live>, SearchError> {
+        if let Some(live) = self.live.read().await.as_ref().filter(|l| l.checked.elapsed() < RECHECK) {
+            return Ok(live.clone());
+        }
+        let mut slot = self.live.write().await;
+        if let Some(live) = slot.as_ref().filter(|l| l.checked.elapsed() < RECHECK) {
+            return Ok(live.clone());
+        }
+        let index = live_index(self.ports.state.as_ref(), &self.ports.first).await?;
+        let live = match slot.as_ref().filter(|l| l.index.name == index.name && l.index.model == index.model) {
+            Some(l) => Live { index, store: l.store.clone(), embedder: l.embedder.clone(), checked: Instant::now() },
+            None => {
+                // Close the old collection first: an embedded one admits one owner.
+                *slot = None;
+                self.open().await?
+            }
+        };
+        let live = Arc::new(live);
+        *slot = Some(live.clone());
+        Ok(live)
+    }
+
+    /// Opens the live index. A reindex may swap and drop a collection
+    /// between the registry read and the open: then the registry, read
+    /// again, names another one, and that one is opened instead (never is
+    /// a dropped collection created again).
+    async fn open(&self) -> Result<Live, SearchError> {
+        let state = self.ports.state.as_ref();
+        for _ in 0..5 {
+            let index = live_index(state, &self.ports.first).await?;
+            let spec = index.spec();
+            let opened = self.ports.collections.open(&index.name, &spec).await;
+            if live_index(state, &self.ports.first).await?.name != index.name {
+                continue;
+            }
+            let store = match opened? {
+                Some(store) => store,
+                // Nothing was ever written to it: an empty index.
+                None => self.ports.collections.create(&index.name, &spec).await?,
+            };
+            let embedder = (self.ports.embedder_for)(&index).map_err(SearchError::Model)?;
+            tracing::info!(index = %index.name, model = %index.model, "searching the live index");
+            return Ok(Live { index, store, embedder, checked: Instant::now() });
+        }
+        Err(SearchError::Unavailable("the live index kept changing while it was being opened".into()))
+    }
+
+    /// The query's embedding by the index's model, from the cache when the
+    /// same question was asked of the same model.
+    async fn query_vector(&self, live: &Live, query: &str) -> Result<Arc<[f32]>, SearchError> {
+        let key = (live.index.model.clone(), query.to_string());
+        if let Some(cache) = &self.cache
+            && let Some(v) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key)
+        {
+            return Ok(v.clone());
+        }
+        let (embedder, text) = (live.embedder.clone(), query.to_string());
+        let embedded = tokio::task::spawn_blocking(move || embedder.embed(&[text.as_str()]))
+            .await
+            .map_err(|e| SearchError::Embed(format!("embedding task failed: {e}")))?
+            .map_err(|e| SearchError::Embed(e.to_string()))?;
+        let vector: Arc<[f32]> = embedded.vectors.into_iter().next().unwrap_or_default().into();
+        if let Some(cache) = &self.cache {
+            cache.lock().unwrap_or_else(|p| p.into_inner()).put(key, vector.clone());
+        }
+        Ok(vector)
+    }
+}
+
+/// A request within bounds, or the parameter that is not.
+fn check(req: &SearchRequest, max_top_k: usize) -> Result<(), SearchError> {
+    let invalid = |parameter: &str, problem: String| SearchError::Invalid { parameter: parameter.into(), problem };
+    if req.query.trim().is_empty() {
+        return Err(invalid("query", "is empty".into()));
+    }
+    if req.query.len() > MAX_QUERY_BYTES {
+        return Err(invalid("query", format!("longer than {MAX_QUERY_BYTES} bytes")));
+    }
+    if req.top_k.is_some_and(|k| k == 0 || k > max_top_k) {
+        return Err(invalid("top_k", format!("must be from 1 to {max_top_k}")));
+    }
+    for (name, values) in [("filter.kinds", &req.filter.kinds), ("filter.documents", &req.filter.documents)] {
+        if values.len() > MAX_FILTER_VALUES {
+            return Err(invalid(name, format!("lists more than {MAX_FILTER_VALUES} values")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parameter(req: serde_json::Value) -> Option<String> {
+        let req: SearchRequest = serde_json::from_value(req).unwrap();
+        match check(&req, MAX_TOP_K) {
+            Err(SearchError::Invalid { parameter, .. }) => Some(parameter),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn requests_out_of_bounds_name_their_parameter() {
+        assert_eq!(parameter(serde_json::json!({"query": "tides"})), None);
+        assert_eq!(parameter(serde_json::json!({"query": "tides", "top_k": 100})), None);
+        assert_eq!(parameter(serde_json::json!({"query": "  "})).as_deref(), Some("query"));
+        assert_eq!(parameter(serde_json::json!({"query": "é".repeat(3000)})).as_deref(), Some("query"), "bytes");
+        assert_eq!(parameter(serde_json::json!({"query": "q", "top_k": 101})).as_deref(), Some("top_k"));
+        let many: Vec<String> = (0..=MAX_FILTER_VALUES).map(|i| format!("s3://b/{i}")).collect();
+        let req = serde_json::json!({"query": "q", "filter": {"documents": many}});
+        assert_eq!(parameter(req).as_deref(), Some("filter.documents"));
+    }
+}
