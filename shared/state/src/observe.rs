@@ -5,6 +5,7 @@
 //! between two syncs) are bumped one by one, each conditional on the
 //! generation read, exactly as [`StateStore::observe`] does.
 
+use crate::pages::placeholders;
 use crate::sql::{SqlStateStore, now_ms};
 use crate::{Observation, Observed, StateError, StateStore};
 use ragpipe_core::DocStatus;
@@ -161,9 +162,4 @@ fn step(obj: &Observed, row: Option<&Seen>, run: i64, now: i64) -> Step {
         _ if row.status.is_pending() => Step::Seen(Observation::Pending { generation }),
         _ => Step::Seen(Observation::Unchanged),
     }
-}
-
-/// `$first, $first+1, …` for `n` parameters.
-fn placeholders(first: usize, n: usize) -> String {
-    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
 }

@@ -93,6 +93,11 @@ impl Statement {
     }
 }
 
+/// `$first, $first+1, …` for `n` parameters.
+pub(crate) fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
 /// `LIKE` pattern text matching `s` literally (with `ESCAPE '\'`).
 fn like_escaped(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -127,15 +132,25 @@ impl SqlStateStore {
                 "DESC"
             }
         };
-        // One row past the page says whether there is more.
+        // The page's URIs first (one past the page says whether there is
+        // more): the filters read indexed columns only, so PostgreSQL walks
+        // an index in URI order and stops at the page's end without touching
+        // the rows it filters out. Then the page's rows, by URI.
         let n = s.bind(Bind::Int(limit as i64 + 1));
-        let sql = format!("SELECT {COLUMNS} FROM documents{} ORDER BY uri {order} LIMIT {n}", s.where_clause());
-        let rows = s.query(&sql).fetch_all(&self.pool).await?;
-        let more = rows.len() > limit;
-        let mut documents = rows.iter().take(limit).map(doc_from_row).collect::<Result<Vec<_>, _>>()?;
-        if matches!(cursor, Cursor::Before(_)) {
-            documents.reverse();
+        let sql = format!("SELECT uri FROM documents{} ORDER BY uri {order} LIMIT {n}", s.where_clause());
+        let mut uris: Vec<String> =
+            s.query(&sql).fetch_all(&self.pool).await?.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
+        let more = uris.len() > limit;
+        uris.truncate(limit);
+        if uris.is_empty() {
+            return Ok(Page { documents: Vec::new(), more });
         }
+        let sql = format!("SELECT {COLUMNS} FROM documents WHERE uri IN ({}) ORDER BY uri", placeholders(1, uris.len()));
+        let mut rows = sqlx::query(&sql);
+        for uri in uris {
+            rows = rows.bind(uri);
+        }
+        let documents = rows.fetch_all(&self.pool).await?.iter().map(doc_from_row).collect::<Result<Vec<_>, _>>()?;
         Ok(Page { documents, more })
     }
 

@@ -9,7 +9,7 @@ SELECT substr(md5('doc' || i), 1, 24),
        's3://corpus/docs/' || lpad(i::text, 8, '0'),
        'docs/' || lpad(i::text, 8, '0'),
        md5('etag' || i), 10000 + i % 90000,
-       (ARRAY['pdf', 'markdown', 'html', 'spreadsheet', 'text'])[1 + i % 5],
+       (ARRAY['pdf', 'markdown', 'html', 'spreadsheet', 'text'])[1 + (i / 7) % 5],
        CASE WHEN i % 10 = 3 THEN 'failed' ELSE 'indexed' END,
        CASE WHEN i % 10 = 3
             THEN 'family-' || lpad(((i / 10) % 50 / 5)::text, 2, '0') || ' failure: detail ' || ((i / 10) % 5)
