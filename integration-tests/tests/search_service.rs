@@ -126,3 +126,50 @@ fn concurrent_clients_are_all_answered_and_the_token_is_required() {
         assert!(answer["hits"].as_array().unwrap().len() <= 2, "{answer}");
     }
 }
+
+/// `ragpipe serve --folder`: one process indexes the folder, keeps it in
+/// sync and answers searches and the admin API over the same index.
+#[test]
+fn one_process_indexes_a_folder_keeps_it_in_sync_and_answers() {
+    use std::io::BufRead;
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    std::fs::copy(samples.join("rust-book-hash-maps.html"), folder.path().join("hash-maps.html")).unwrap();
+    let env = [("RAGPIPE_SEARCH_LISTEN", "127.0.0.1:0"), ("RAGPIPE_ADMIN_LISTEN", "127.0.0.1:0")];
+    let mut cmd = ragpipe(data.path(), &env);
+    cmd.args(["serve", "--folder", folder.path().to_str().unwrap(), "--every", "1s"]);
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let _server = Killed(child);
+    let mut url = |what: &str| {
+        let line = lines.next().unwrap().unwrap();
+        line.strip_prefix(&format!("{what} listening on ")).unwrap_or_else(|| panic!("{line:?}")).to_string()
+    };
+    let (search, admin) = (url("search"), url("admin"));
+    // Keep reading what the process prints (run summaries) so it never blocks.
+    std::thread::spawn(move || lines.for_each(drop));
+
+    let found = |question: &str, file: &str| {
+        let started = std::time::Instant::now();
+        loop {
+            let (code, answer) = post(&search, &json!({"query": question}), None);
+            assert_eq!(code, 200, "{answer}");
+            let hits = answer["hits"].as_array().unwrap();
+            if hits.iter().any(|h| h["document"].as_str().unwrap().ends_with(file)) {
+                return answer;
+            }
+            assert!(started.elapsed().as_secs() < 180, "{file} never found: {answer}");
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+    };
+    found(QUESTION, "hash-maps.html");
+    std::fs::write(
+        folder.path().join("tides.md"),
+        "# Tides\n\nThe causeway to the island floods at every spring tide; cross only at low water.\n",
+    )
+    .unwrap();
+    let answer = found("when is the causeway to the island under water", "tides.md");
+    assert_eq!(answer["hits"][0]["document"].as_str().map(|d| d.ends_with("tides.md")), Some(true), "{answer}");
+    let (code, status) = common::net::http_get(&format!("{admin}/api/status"), None);
+    assert_eq!((code, status["documents"]["indexed"].as_i64()), (200, Some(2)), "{status}");
+}

@@ -53,13 +53,22 @@ pub enum Command {
     Sync(SyncArgs),
     /// Distributed mode: run a worker until SIGTERM; `admin` serves the admin
     /// API and web page (either mode).
+    /// Without a role, `--folder F`: the embedded mode as one process that
+    /// ingests F every `--every`, serves the search API on search.listen and
+    /// the admin API and page on admin.listen.
     Serve {
-        #[arg(value_enum)]
-        role: ServeRole,
+        #[arg(value_enum, required_unless_present = "folder")]
+        role: Option<ServeRole>,
         /// Admin and search: address to listen on (default: admin.listen,
         /// search.listen).
-        #[arg(long)]
+        #[arg(long, requires = "role")]
         listen: Option<String>,
+        /// The folder one embedded process keeps indexed and searchable.
+        #[arg(long, conflicts_with = "role")]
+        folder: Option<PathBuf>,
+        /// With --folder: ingest again this long after each run ends.
+        #[arg(long, value_parser = humantime::parse_duration, default_value = "15m", requires = "folder")]
+        every: std::time::Duration,
     },
     /// A file's canonical text as the extractors make it (what `#char` counts
     /// in), without indexing it; `--json` prints the whole document.

@@ -7,6 +7,7 @@ mod bench;
 mod chunks;
 mod cli;
 mod documents;
+mod embedded;
 mod eval;
 mod ingest;
 mod reindex;
@@ -23,9 +24,10 @@ use cli::{BenchCommand, Cli, Command, ServeRole};
 /// The service name spans and metrics are exported under.
 fn service_name(command: &Command) -> &'static str {
     match command {
-        Command::Serve { role: ServeRole::Extractor, .. } => "ragpipe-extractor",
-        Command::Serve { role: ServeRole::Embedder, .. } => "ragpipe-embedder",
-        Command::Serve { role: ServeRole::Admin, .. } => "ragpipe-admin",
+        Command::Serve { role: Some(ServeRole::Extractor), .. } => "ragpipe-extractor",
+        Command::Serve { role: Some(ServeRole::Embedder), .. } => "ragpipe-embedder",
+        Command::Serve { role: Some(ServeRole::Admin), .. } => "ragpipe-admin",
+        Command::Serve { role: Some(ServeRole::Search), .. } => "ragpipe-search",
         Command::Sync(_) => "ragpipe-coordinator",
         _ => "ragpipe",
     }
@@ -74,9 +76,13 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Documents(args) => documents::run(config, args).await,
             Command::Retry(args) => retry::run(config, args).await,
             Command::Reindex(args) => reindex::run(config, args).await,
-            Command::Serve { role: ServeRole::Admin, listen } => admin::serve(config, listen).await,
-            Command::Serve { role: ServeRole::Search, listen } => search::serve(config, listen).await,
-            Command::Serve { role, .. } => serve::serve(config, role).await,
+            Command::Serve { role: Some(ServeRole::Admin), listen, .. } => admin::serve(config, listen).await,
+            Command::Serve { role: Some(ServeRole::Search), listen, .. } => search::serve(config, listen).await,
+            Command::Serve { role: Some(role), .. } => serve::serve(config, role).await,
+            Command::Serve { role: None, folder, every, .. } => {
+                let folder = folder.ok_or_else(|| anyhow::anyhow!("name a role, or --folder F"))?;
+                embedded::serve(config, folder, every).await
+            }
             Command::Eval(args) => eval::run(config, args).await,
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,

@@ -145,7 +145,8 @@ impl SqlStateStore {
         if uris.is_empty() {
             return Ok(Page { documents: Vec::new(), more });
         }
-        let sql = format!("SELECT {COLUMNS} FROM documents WHERE uri IN ({}) ORDER BY uri", placeholders(1, uris.len()));
+        let sql =
+            format!("SELECT {COLUMNS} FROM documents WHERE uri IN ({}) ORDER BY uri", placeholders(1, uris.len()));
         let mut rows = sqlx::query(&sql);
         for uri in uris {
             rows = rows.bind(uri);

@@ -9,8 +9,9 @@ use crate::{CollectionSpec, EdgeStore, QdrantStore, VectorError, VectorStore};
 use async_trait::async_trait;
 use qdrant_client::Qdrant;
 use qdrant_client::qdrant::CreateAliasBuilder;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 #[async_trait]
@@ -30,10 +31,29 @@ pub struct EdgeCollections {
     pub root: PathBuf,
 }
 
+/// The embedded collections this process has open, by directory. One
+/// collection admits one owner (its write-ahead log is locked), so the parts
+/// of one process — an ingest's embedder, the search service, the admin's
+/// chunk reader in `ragpipe serve --folder` — share one handle rather than
+/// each trying to open its own; it closes when the last one lets go.
+static OPEN: Mutex<BTreeMap<PathBuf, Weak<EdgeStore>>> = Mutex::new(BTreeMap::new());
+
+/// This process's handle on the collection in `dir`, opened if none is.
+fn shared(dir: &Path, dims: usize) -> Result<Arc<EdgeStore>, VectorError> {
+    let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(store) = open.get(dir).and_then(Weak::upgrade) {
+        return Ok(store);
+    }
+    let store = Arc::new(EdgeStore::open_dir(dir, dims)?);
+    open.retain(|_, handle| handle.strong_count() > 0);
+    open.insert(dir.to_path_buf(), Arc::downgrade(&store));
+    Ok(store)
+}
+
 #[async_trait]
 impl Collections for EdgeCollections {
     async fn create(&self, name: &str, spec: &CollectionSpec) -> Result<Arc<dyn VectorStore>, VectorError> {
-        Ok(Arc::new(EdgeStore::open_dir(&self.root.join(name), spec.dims)?))
+        Ok(shared(&self.root.join(name), spec.dims)?)
     }
 
     async fn open(&self, name: &str, spec: &CollectionSpec) -> Result<Option<Arc<dyn VectorStore>>, VectorError> {
@@ -41,7 +61,7 @@ impl Collections for EdgeCollections {
         if !dir.is_dir() {
             return Ok(None);
         }
-        Ok(Some(Arc::new(EdgeStore::open_dir(&dir, spec.dims)?)))
+        Ok(Some(shared(&dir, spec.dims)?))
     }
 
     async fn publish(&self, _name: &str) -> Result<(), VectorError> {

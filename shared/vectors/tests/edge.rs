@@ -113,3 +113,23 @@ async fn a_drop_waits_for_the_last_reader() {
     dropping.await.unwrap().unwrap();
     assert!(!dir.path().join("old").exists());
 }
+
+/// The parts of one process that open the same collection (an ingest's
+/// embedder and the search service of `ragpipe serve --folder`) share one
+/// handle instead of failing on the directory's lock; once every handle is
+/// gone the collection closes, and can be opened again (or dropped).
+#[tokio::test]
+async fn one_process_shares_one_handle_per_collection() {
+    let root = tempfile::tempdir().unwrap();
+    let collections = EdgeCollections { root: root.path().to_path_buf() };
+    let writer = collections.create("chunks_a", &spec("m")).await.unwrap();
+    let reader = collections.open("chunks_a", &spec("m")).await.unwrap().expect("it exists");
+    let bm25 = Bm25::english();
+    writer.upsert(chunks_of(&bm25, "a", 1, 3, 0)).await.unwrap();
+    assert_eq!(reader.count(&doc_id("a"), None).await.unwrap(), 3, "the reader sees the writer's points");
+    let other = EdgeCollections { root: root.path().to_path_buf() };
+    assert!(other.open("chunks_a", &spec("m")).await.is_ok(), "another wiring of the same process shares it too");
+    drop((writer, reader));
+    collections.drop_collection("chunks_a").await.unwrap();
+    assert!(collections.open("chunks_a", &spec("m")).await.unwrap().is_none(), "closed, then dropped");
+}
