@@ -40,7 +40,10 @@ pub async fn ingest(config: Config, args: BenchIngestArgs) -> anyhow::Result<Exi
         println!("  {name:<8} {:>8.2}s {:>5.1}%", d.as_secs_f64(), 100.0 * d.as_secs_f64() / total.as_secs_f64());
     }
     if let Some(mib) = super::peak_rss_mib() {
-        println!("peak RSS: {mib:.0} MiB");
+        println!("peak RSS: {mib:.0} MiB (this process)");
+    }
+    if let Some(mib) = super::peak_child_rss_mib() {
+        println!("peak RSS of an extraction child: {mib:.0} MiB (children run one per document, beside it)");
     }
     Ok(ExitCode::SUCCESS)
 }
