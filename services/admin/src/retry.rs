@@ -67,27 +67,32 @@ pub async fn retry_matching(
     Ok(report)
 }
 
-/// Publishes the extract jobs of requeued documents (distributed mode). A
-/// job that cannot be published leaves its document, and every one after
-/// it in the batch, `failed` again with the broker's error as reason, never
-/// `queued` with no job to move it.
+/// Publishes the extract jobs of requeued documents (distributed mode), a
+/// batch at a time (with RabbitMQ: sent together, then confirmed together).
+/// A batch that cannot be published leaves its documents `failed` again
+/// with the broker's error as reason, never `queued` with no job to move
+/// them; a job of theirs that did go out finds its generation failed and is
+/// dropped, and the next retry queues them again.
 async fn publish(
     state: &dyn StateStore,
     queue: Option<&dyn Queue>,
     requeued: Vec<Retried>,
     report: &mut RetryReport,
 ) -> Result<(), AdminError> {
-    for (i, r) in requeued.iter().enumerate() {
-        if let Some(queue) = queue
-            && let Err(e) = queue.publish(Topic::Extract, r.job().to_bytes()).await
-        {
+    if let Some(queue) = queue {
+        let jobs = requeued.iter().map(|r| (r.job().to_bytes(), tracing::info_span!("retry", document.id = %r.id)));
+        if let Err(e) = queue.publish_many(Topic::Extract, jobs.collect()).await {
             let reason = format!("retry could not be queued: {e}");
-            for r in &requeued[i..] {
+            for r in &requeued {
                 state.fail(&r.id, r.generation, Stage::Fetch, &reason).await?;
             }
             return Err(AdminError::Queue(e));
         }
-        report.queued.push(Queued { id: r.id.to_string(), source: r.uri.clone(), generation: r.generation });
     }
+    report.queued.extend(requeued.into_iter().map(|r| Queued {
+        id: r.id.to_string(),
+        source: r.uri,
+        generation: r.generation,
+    }));
     Ok(())
 }
