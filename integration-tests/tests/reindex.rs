@@ -175,7 +175,7 @@ fn an_interrupted_reindex_resumes_keeps_the_old_index_and_reprocesses_stale_docu
     let after = documents(data.path());
     let generation = |d: &BTreeMap<String, Value>| d[&stale]["generation"].as_i64().unwrap();
     assert_eq!(generation(&after), generation(&docs) + 1);
-    assert_eq!(after[&stale]["extractor_version"], "1");
+    assert_eq!(after[&stale]["extractor_version"], ragpipe_extract::EXTRACTOR_VERSION);
     let (_, listed) = ragpipe(data.path(), &["documents", "--stale", "--json"]);
     assert_eq!(listed["documents"], serde_json::json!([]));
     assert_eq!(search_all(data.path()).0, new_name);

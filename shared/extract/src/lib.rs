@@ -19,7 +19,7 @@ pub use builder::TextBuilder;
 pub use detect::{detect, extension, extensions_of, kind_for_name};
 
 /// Bumped whenever any extractor's output for the same bytes can change.
-pub const EXTRACTOR_VERSION: &str = "1";
+pub const EXTRACTOR_VERSION: &str = "2";
 
 /// Why a document could not be extracted. The messages are shown to admins
 /// as the failure reason, so they say exactly what is wrong with the file.

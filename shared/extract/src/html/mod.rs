@@ -3,6 +3,8 @@
 //! inline markup (`<code>`, `<em>`, links) flows into the sentence around it;
 //! a `<table>` becomes table rows (a table nested in a cell is that cell's text).
 
+mod self_closing;
+
 use crate::{ExtractError, TextBuilder, fallback_title};
 use ego_tree::iter::Edge;
 use ragpipe_core::{BlockKind, Document, Kind};
@@ -85,7 +87,7 @@ pub(crate) fn check_nesting(source: &str, max: u32) -> Result<(), ExtractError> 
 }
 
 pub(crate) fn extract(name: &str, source: &str) -> Document {
-    let html = Html::parse_document(source);
+    let html = Html::parse_document(&self_closing::expand(source));
     // A page that marks its main content (`<main>`, `role="main"`) is read
     // from there only: menus, sidebars and pop-ups around it are site chrome.
     let main = main_content(&html);
