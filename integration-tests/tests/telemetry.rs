@@ -12,7 +12,7 @@ use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMete
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use ragpipe_chunking::ChunkConfig;
 use ragpipe_coordinator::{SyncOptions, sync_once};
-use ragpipe_embed::{ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
+use ragpipe_embed::{ModelFiles, ModelTokenizer, ModelVariant, OnnxEmbedder};
 use ragpipe_embedder::{EmbedStage, Targets};
 use ragpipe_extract::Limits;
 use ragpipe_extractor::{ExtractStage, ExtractorConfig, Isolation};
@@ -80,10 +80,9 @@ async fn one_trace_follows_each_document_across_the_stages_and_metrics_are_recor
     std::fs::write(folder.path().join("ferries.md"), format!("# Ferries\n\n{long}")).unwrap();
     std::fs::write(folder.path().join("empty.txt"), "").unwrap();
 
-    let files =
-        ModelFiles::locate(None, None, ModelVariant::Fp32).expect("model provisioned: scripts/provision-model.sh");
+    let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned: scripts/provision-model.sh");
     let embedder = Arc::new(OnnxEmbedder::load(&files, 0, 1).unwrap());
-    let tokenizer = Arc::new(WordPieceTokenizer::from_file(&files.tokenizer, 256).unwrap());
+    let tokenizer = Arc::new(ModelTokenizer::load(&files).unwrap());
     let url = format!("sqlite://{}", data.path().join("state.db").display());
     let state = Arc::new(SqlStateStore::connect(&url).await.unwrap());
     let spec = CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: "test".into() };

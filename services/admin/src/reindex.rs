@@ -121,11 +121,14 @@ pub async fn start(
     let live = live_index(state, first).await?;
     // A stale-only run brings documents up to the live index's seal unless
     // told otherwise; a full one moves to the configured seal by default.
-    let (model, pipeline) =
-        if req.stale_only { (&live.model, &live.pipeline_version) } else { (&first.model, &first.pipeline_version) };
+    let (model, dims, pipeline) = if req.stale_only {
+        (&live.model, live.dims, &live.pipeline_version)
+    } else {
+        (&first.model, first.dims, &first.pipeline_version)
+    };
     let target = CollectionSpec {
         model: req.model.clone().unwrap_or_else(|| model.clone()),
-        dims: first.dims as usize,
+        dims: dims as usize,
         pipeline_version: req.pipeline_version.clone().unwrap_or_else(|| pipeline.clone()),
     };
     let sealed_alike = target.model == live.model

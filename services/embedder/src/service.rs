@@ -26,12 +26,7 @@ pub struct Ports {
 
 impl EmbedStage {
     pub fn new(ports: Ports) -> Self {
-        EmbedStage {
-            state: ports.state,
-            targets: ports.targets,
-            embedder: ports.embedder,
-            bm25: Arc::new(Bm25::english()),
-        }
+        EmbedStage { state: ports.state, targets: ports.targets, embedder: ports.embedder, bm25: Arc::new(Bm25::new()) }
     }
 }
 

@@ -23,7 +23,7 @@ fn embedder() -> Arc<dyn Embedder> {
     static MODEL: OnceLock<Arc<OnnxEmbedder>> = OnceLock::new();
     MODEL
         .get_or_init(|| {
-            let files = ModelFiles::locate(None, None, ModelVariant::Fp32)
+            let files = ModelFiles::provisioned(ModelVariant::Fp32)
                 .expect("model provisioned: eval \"$(scripts/provision-model.sh)\"");
             Arc::new(OnnxEmbedder::load(&files, 0, 1).expect("model loads"))
         })

@@ -387,4 +387,8 @@ pub struct EvalArgs {
     /// Fail when MRR falls below this.
     #[arg(long)]
     pub min_mrr: Option<f64>,
+    /// Only the queries of this split (`dev` or `test`, the golden lines'
+    /// `split` field); lines without one belong to every split.
+    #[arg(long)]
+    pub split: Option<String>,
 }

@@ -22,14 +22,20 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         return compare(a, b);
     }
     let golden_path = args.golden.as_ref().context("--golden FILE is required (or --compare A B)")?;
-    let golden: Vec<GoldenQuery> = parse_lines(&std::fs::read_to_string(golden_path)?)?;
-    let ood: Vec<OodQuery> = match &args.ood {
+    let in_split = |split: &Option<String>| args.split.is_none() || split.is_none() || *split == args.split;
+    let mut golden: Vec<GoldenQuery> = parse_lines(&std::fs::read_to_string(golden_path)?)?;
+    golden.retain(|g| in_split(&g.split));
+    let mut ood: Vec<OodQuery> = match &args.ood {
         Some(p) => parse_lines(&std::fs::read_to_string(p)?)?,
         None => Vec::new(),
     };
+    ood.retain(|o| in_split(&o.split));
+    if golden.is_empty() {
+        bail!("no golden query in {} is in split {:?}", golden_path.display(), args.split.as_deref().unwrap_or(""));
+    }
     let state = wiring::open_state(&config).await?;
     let (index, vectors) = wiring::open_live(&config, state.as_ref()).await?;
-    let embedder = wiring::load_embedder_for(&config, &index)?;
+    let embedder = wiring::load_embedder_for(&config, state.as_ref(), &index).await?;
     let chunks = vectors.chunks(None).await?;
     if chunks.is_empty() {
         bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());
@@ -40,10 +46,11 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         golden.iter().map(|g| g.query.as_str()).chain(ood.iter().map(|o| o.query.as_str())).collect();
     let e = embedder.clone();
     let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-    let vecs = tokio::task::spawn_blocking(move || e.embed(&owned.iter().map(String::as_str).collect::<Vec<_>>()))
-        .await??
-        .vectors;
-    let bm25 = Bm25::english();
+    let vecs =
+        tokio::task::spawn_blocking(move || e.embed_queries(&owned.iter().map(String::as_str).collect::<Vec<_>>()))
+            .await??
+            .vectors;
+    let bm25 = Bm25::new();
     let store: &dyn VectorStore = vectors.as_ref();
 
     let mut results = Vec::with_capacity(golden.len());
@@ -164,8 +171,13 @@ fn print_report(r: &Report) {
             r.queries.len(),
             r.ood.len()
         );
-        for s in &r.sweep {
-            println!("  {:.2}  {:>4}  {:>4}", s.threshold, s.refused, s.bluffs);
+        // About 20 rows of the 0.01 grid (all of it is in --out), and the
+        // suggested one.
+        let every = r.sweep.len().div_ceil(20).max(1);
+        for (i, s) in r.sweep.iter().enumerate() {
+            if i % every == 0 || Some(s.threshold) == r.suggested_threshold {
+                println!("  {:.2}  {:>4}  {:>4}", s.threshold, s.refused, s.bluffs);
+            }
         }
         if let Some(t) = r.suggested_threshold {
             println!(

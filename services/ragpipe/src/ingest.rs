@@ -67,11 +67,12 @@ pub async fn run(config: Config, args: IngestArgs) -> anyhow::Result<ExitCode> {
 pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let config = config.clone();
     let started = Instant::now();
-    let tokenizer = wiring::load_tokenizer(&config)?;
     let state = wiring::open_state(&config).await?;
-    let first = wiring::first_index(&config);
+    let first = wiring::first_index(&config)?;
     let index = ragpipe_state::write_index(state.as_ref(), &first).await?;
-    let embedder = wiring::load_embedder_for(&config, &index)?;
+    let embedder = wiring::load_embedder_for(&config, state.as_ref(), &index).await?;
+    // Chunks are cut to the window of the model that embeds them.
+    let tokenizer = wiring::tokenizer_for(&config, &index)?;
     let collections = wiring::collections(&config)?;
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
     // Transcript sidecars are read with their audio, not indexed on their own.

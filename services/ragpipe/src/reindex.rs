@@ -21,7 +21,10 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
     let state = wiring::open_state(&config).await?;
     let collections = wiring::collections(&config)?;
     let req = ReindexRequest {
-        model: args.model.map(|v| v.recorded_name()),
+        model: match args.model {
+            Some(variant) => Some(variant.recorded_name(&wiring::configured_files(&config)?.spec.name)),
+            None => None,
+        },
         pipeline_version: args.pipeline_version.clone(),
         keep_old: args.keep_old,
         stale_only: args.stale_only,
@@ -33,7 +36,7 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
         (None, false) => Some(last_folder(state.as_ref()).await?),
         (None, true) => None,
     };
-    let started = reindex::start(state.as_ref(), collections.as_ref(), &wiring::first_index(&config), &req).await?;
+    let started = reindex::start(state.as_ref(), collections.as_ref(), &wiring::first_index(&config)?, &req).await?;
     let only = match &started {
         Started::Build { index } | Started::Resumed { index } => {
             let verb = if matches!(started, Started::Build { .. }) { "building" } else { "resuming" };

@@ -3,7 +3,7 @@
 use crate::cli::SearchArgs;
 use crate::wiring;
 use ragpipe_config::Config;
-use ragpipe_search::{Options, SearchRequest, SearchResponse};
+use ragpipe_search::{Options, SearchRequest, SearchResponse, Threshold};
 use ragpipe_vectors::SearchFilter;
 use ragpipe_vectors::retrieval::Mode;
 use ragpipe_worker::Stop;
@@ -50,7 +50,11 @@ pub fn options(config: &Config, no_threshold: bool, dense_only: bool) -> Options
         top_k: config.search.top_k,
         mode: if dense_only { Mode::Dense } else { Mode::Hybrid },
         rrf_k: config.search.rrf_k,
-        threshold: (!no_threshold).then_some(config.search.threshold),
+        threshold: match (no_threshold, config.search.threshold) {
+            (true, _) => Threshold::Off,
+            (false, Some(t)) => Threshold::Fixed(t),
+            (false, None) => Threshold::OfModel,
+        },
         cache_entries: config.search.cache_entries,
         max_top_k: ragpipe_search::MAX_TOP_K,
     }

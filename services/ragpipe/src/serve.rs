@@ -60,13 +60,13 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
         ServeRole::Embedder => {
             // The model of the index being written; the target is looked up
             // again for every job, so a reindex that starts or swaps is followed.
-            let first = wiring::first_index(&config);
+            let first = wiring::first_index(&config)?;
             let write_index = || ragpipe_state::write_index(state.as_ref(), &first);
             let Some(index) = patiently("the index registry", &stop, write_index).await else {
                 return Ok(ExitCode::SUCCESS);
             };
             let ports = ragpipe_embedder::Ports {
-                embedder: wiring::load_embedder_for(&config, &index)?,
+                embedder: wiring::load_embedder_for(&config, state.as_ref(), &index).await?,
                 targets: Arc::new(Targets::registry(state.clone(), wiring::collections(&config)?, first)),
                 state,
             };

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use ragpipe_admin::{Admin, ChunkReader, Current};
 use ragpipe_config::Config;
 use ragpipe_core::DocumentId;
-use ragpipe_embed::{ModelFiles, ModelVariant, OnnxEmbedder, WordPieceTokenizer};
+use ragpipe_embed::{ModelFiles, ModelSeal, ModelTokenizer, ModelVariant, OnnxEmbedder};
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
 use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue};
 use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Source};
@@ -21,38 +21,86 @@ use ragpipe_vectors::{
 };
 use std::sync::Arc;
 
-pub fn model_files(config: &Config, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
-    Ok(ModelFiles::locate(config.model.dir.as_deref(), config.model.runtime.as_deref(), variant)?)
+pub fn model_files(config: &Config, name: &str, variant: ModelVariant) -> anyhow::Result<ModelFiles> {
+    Ok(ModelFiles::locate(name, config.model.dir.as_deref(), config.model.runtime.as_deref(), variant)?)
 }
 
 pub fn variant(config: &Config) -> ModelVariant {
     ModelVariant::parse(&config.model.variant).unwrap_or_default()
 }
 
-/// The embedder of the configured model (`[model] variant`).
+/// The files of the configured model (`[model] name` and `variant`).
+pub fn configured_files(config: &Config) -> anyhow::Result<ModelFiles> {
+    model_files(config, &config.model.name, variant(config))
+}
+
+/// The embedder of the configured model.
 pub fn load_embedder(config: &Config) -> anyhow::Result<Arc<OnnxEmbedder>> {
-    load_variant(config, variant(config))
+    load(config, &configured_files(config)?)
 }
 
 /// The embedder an index is sealed to: its vectors and a query's must come
-/// from the same model, whatever the configuration now says.
-pub fn load_embedder_for(config: &Config, index: &IndexRecord) -> anyhow::Result<Arc<OnnxEmbedder>> {
-    let variant = ModelVariant::from_recorded(&index.model)
-        .with_context(|| format!("index {} is sealed to an unknown model {:?}", index.name, index.model))?;
-    if variant != self::variant(config) {
+/// from the same model, whatever the configuration now says. The first
+/// model to use an index records its seal; a later one with other weights,
+/// dimensions or prefixes is refused.
+pub async fn load_embedder_for(
+    config: &Config,
+    state: &dyn StateStore,
+    index: &IndexRecord,
+) -> anyhow::Result<Arc<OnnxEmbedder>> {
+    let (name, variant) = ModelVariant::split_recorded(&index.model);
+    let files = model_files(config, name, variant)
+        .with_context(|| format!("index {} was built with model {}", index.name, index.model))?;
+    if index.model != configured_collection(config).map(|c| c.model).unwrap_or_default() {
         tracing::info!(index = %index.name, model = %index.model, "using the index's model, not the configured one");
     }
-    load_variant(config, variant)
+    let embedder = load(config, &files)?;
+    check_seal(state, index, embedder.seal(), &files).await?;
+    Ok(embedder)
 }
 
-fn load_variant(config: &Config, variant: ModelVariant) -> anyhow::Result<Arc<OnnxEmbedder>> {
-    let files = model_files(config, variant)?;
-    Ok(Arc::new(OnnxEmbedder::load(&files, config.model.threads, config.model.batch_size)?))
+/// Refuses `found` for an index sealed to another model; seals an index
+/// no model has used yet.
+async fn check_seal(
+    state: &dyn StateStore,
+    index: &IndexRecord,
+    found: &ModelSeal,
+    files: &ModelFiles,
+) -> anyhow::Result<()> {
+    let recorded = match &index.seal {
+        Some(seal) => Some(seal.clone()),
+        None => state.seal_index(&index.name, &found.to_json()).await?,
+    };
+    // Dropped meanwhile (a swap): whoever reads it next finds the new one.
+    let Some(recorded) = recorded else { return Ok(()) };
+    let sealed = ModelSeal::parse(&recorded).map_err(anyhow::Error::msg)?;
+    sealed.admits(found).map_err(|differs| {
+        anyhow::anyhow!(
+            "index {} is sealed to model {} and the model files at {} are not that model ({differs}); \
+             put back the files it was built with, or build a new index with these: `ragpipe reindex`",
+            index.name,
+            sealed.model,
+            files.dir.display()
+        )
+    })
 }
 
-pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<WordPieceTokenizer>> {
-    let files = model_files(config, variant(config))?;
-    Ok(Arc::new(WordPieceTokenizer::from_file(&files.tokenizer, 256)?))
+fn load(config: &Config, files: &ModelFiles) -> anyhow::Result<Arc<OnnxEmbedder>> {
+    let embedder = OnnxEmbedder::load(files, config.model.threads, config.model.batch_size)
+        .with_context(|| format!("loading model {} from {}", files.spec.name, files.dir.display()))?;
+    Ok(Arc::new(embedder))
+}
+
+/// The tokenizer chunks are cut with: the configured model's (the model of
+/// a new index and of the next reindex).
+pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<ModelTokenizer>> {
+    Ok(Arc::new(ModelTokenizer::load(&configured_files(config)?)?))
+}
+
+/// The tokenizer of the model `index` is sealed to, for chunks written to it.
+pub fn tokenizer_for(config: &Config, index: &IndexRecord) -> anyhow::Result<Arc<ModelTokenizer>> {
+    let (name, variant) = ModelVariant::split_recorded(&index.model);
+    Ok(Arc::new(ModelTokenizer::load(&model_files(config, name, variant)?)?))
 }
 
 /// The document state: PostgreSQL when `distributed.state_url` is set,
@@ -69,27 +117,29 @@ pub async fn open_state(config: &Config) -> anyhow::Result<Arc<SqlStateStore>> {
     Ok(Arc::new(SqlStateStore::connect(&url).await?.with_lease(lease)))
 }
 
-/// The collection spec of the configured model and this build's pipeline
-/// version (what a new index is sealed to).
-pub fn configured_collection(config: &Config) -> CollectionSpec {
-    CollectionSpec {
-        model: variant(config).recorded_name(),
-        dims: ragpipe_embed::MODEL_DIMS,
+/// The collection spec of the configured model (its name and width read
+/// from its spec) and this build's pipeline version: what a new index is
+/// sealed to.
+pub fn configured_collection(config: &Config) -> anyhow::Result<CollectionSpec> {
+    let files = configured_files(config)?;
+    Ok(CollectionSpec {
+        model: files.recorded_name(),
+        dims: files.spec.dims,
         pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
-    }
+    })
 }
 
 /// What a registry with no index yet records as live: the configured
 /// collection, under the name indexes had before the registry existed.
-pub fn first_index(config: &Config) -> NewIndex {
-    let spec = configured_collection(config);
-    NewIndex {
+pub fn first_index(config: &Config) -> anyhow::Result<NewIndex> {
+    let spec = configured_collection(config)?;
+    Ok(NewIndex {
         name: spec.name(),
         model: spec.model,
         dims: spec.dims as i64,
         pipeline_version: spec.pipeline_version,
         keep_old: false,
-    }
+    })
 }
 
 /// Where collections live: a Qdrant server when `distributed.qdrant_url` is
@@ -112,7 +162,7 @@ pub fn collections(config: &Config) -> anyhow::Result<Arc<dyn Collections>> {
 /// and opening it; then the registry is read again (it names the new one).
 pub async fn open_live(config: &Config, state: &dyn StateStore) -> anyhow::Result<(IndexRecord, Arc<dyn VectorStore>)> {
     let collections = collections(config)?;
-    let first = first_index(config);
+    let first = first_index(config)?;
     for _ in 0..5 {
         let index = live_index(state, &first).await?;
         let spec = index.spec();
@@ -137,14 +187,18 @@ pub async fn open_live(config: &Config, state: &dyn StateStore) -> anyhow::Resul
 /// model each live index is sealed to.
 pub async fn searcher(config: &Config, options: ragpipe_search::Options) -> anyhow::Result<ragpipe_search::Searcher> {
     let state = open_state(config).await?;
-    let for_index = config.clone();
+    let (for_index, for_state) = (config.clone(), state.clone());
     let embedder_for: ragpipe_search::EmbedderFor = Arc::new(move |index| {
-        load_embedder_for(&for_index, index)
-            .map(|e| e as Arc<dyn ragpipe_embed::Embedder>)
-            .map_err(|e| format!("{e:#}"))
+        let (config, state) = (for_index.clone(), for_state.clone());
+        Box::pin(async move {
+            load_embedder_for(&config, state.as_ref(), &index)
+                .await
+                .map(|e| e as Arc<dyn ragpipe_embed::Embedder>)
+                .map_err(|e| format!("{e:#}"))
+        })
     });
     let ports =
-        ragpipe_search::Ports { state, collections: collections(config)?, first: first_index(config), embedder_for };
+        ragpipe_search::Ports { state, collections: collections(config)?, first: first_index(config)?, embedder_for };
     Ok(ragpipe_search::Searcher::new(ports, options))
 }
 
@@ -196,10 +250,13 @@ pub async fn admin(config: &Config) -> anyhow::Result<Admin> {
 /// build's extractor version (what "stale" is against until the registry
 /// records an index; then its seal is).
 pub fn current(config: &Config) -> Current {
-    let spec = configured_collection(config);
+    // Without the model's files here (an admin host), the configured name.
+    let model = configured_collection(config)
+        .map(|spec| spec.model)
+        .unwrap_or_else(|_| variant(config).recorded_name(&config.model.name));
     Current {
-        model: spec.model,
-        pipeline_version: spec.pipeline_version,
+        model,
+        pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
         extractor_version: ragpipe_extract::EXTRACTOR_VERSION.into(),
     }
 }

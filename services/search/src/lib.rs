@@ -13,6 +13,7 @@ pub use http::{MAX_BODY_BYTES, router, serve};
 pub use response::{HitOut, IndexOut, SearchResponse};
 pub use searcher::{
     EmbedderFor, MAX_FILTER_VALUES, MAX_QUERY_BYTES, MAX_TOP_K, Options, Ports, RECHECK, SearchRequest, Searcher,
+    Threshold,
 };
 
 use ragpipe_state::StateError;

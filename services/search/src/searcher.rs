@@ -11,7 +11,9 @@ use ragpipe_state::{IndexRecord, NewIndex, StateStore, live_index};
 use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
 use ragpipe_vectors::{Bm25, Collections, SearchFilter, VectorStore};
 use serde::Deserialize;
+use std::future::Future;
 use std::num::NonZeroUsize;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::RwLock;
@@ -28,7 +30,8 @@ pub const MAX_FILTER_VALUES: usize = 100;
 
 /// The embedder an index is sealed to (its model, whatever the
 /// configuration says now), or why it cannot be loaded.
-pub type EmbedderFor = Arc<dyn Fn(&IndexRecord) -> Result<Arc<dyn Embedder>, String> + Send + Sync>;
+pub type EmbedderFor =
+    Arc<dyn Fn(IndexRecord) -> Pin<Box<dyn Future<Output = Result<Arc<dyn Embedder>, String>> + Send>> + Send + Sync>;
 
 /// What a searcher reads.
 #[derive(Clone)]
@@ -40,6 +43,16 @@ pub struct Ports {
     pub embedder_for: EmbedderFor,
 }
 
+/// When a search answers nothing: never, beyond a fixed cosine distance
+/// (`[search] threshold`), or beyond the one calibrated for the index's
+/// model (the default).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Threshold {
+    Off,
+    Fixed(f32),
+    OfModel,
+}
+
 /// How searches rank and when they abstain (`[search]`).
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
@@ -47,7 +60,7 @@ pub struct Options {
     pub top_k: usize,
     pub mode: Mode,
     pub rrf_k: f32,
-    pub threshold: Option<f32>,
+    pub threshold: Threshold,
     /// Query embeddings kept (0: none).
     pub cache_entries: usize,
     /// Most hits a request may ask for.
@@ -86,7 +99,7 @@ pub struct Searcher {
 impl Searcher {
     pub fn new(ports: Ports, options: Options) -> Self {
         let cache = NonZeroUsize::new(options.cache_entries).map(|n| Mutex::new(LruCache::new(n)));
-        Searcher { ports, options, bm25: Bm25::english(), live: RwLock::new(None), cache }
+        Searcher { ports, options, bm25: Bm25::new(), live: RwLock::new(None), cache }
     }
 
     /// Runs one search on the live index.
@@ -98,11 +111,15 @@ impl Searcher {
             top_k: req.top_k.unwrap_or(self.options.top_k),
             mode: self.options.mode,
             rrf_k: self.options.rrf_k,
-            threshold: self.options.threshold,
+            threshold: match self.options.threshold {
+                Threshold::Off => None,
+                Threshold::Fixed(t) => Some(t),
+                Threshold::OfModel => live.embedder.threshold(),
+            },
         };
         let store = live.store.as_ref();
         let answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &opts, &req.filter).await?;
-        Ok(SearchResponse::new(&live.index, &req.query, self.options.threshold, answer))
+        Ok(SearchResponse::new(&live.index, &req.query, opts.threshold, answer))
     }
 
     /// Opens the live index if it is not open yet (what readiness checks).
@@ -153,7 +170,7 @@ impl Searcher {
                 // Nothing was ever written to it: an empty index.
                 None => self.ports.collections.create(&index.name, &spec).await?,
             };
-            let embedder = (self.ports.embedder_for)(&index).map_err(SearchError::Model)?;
+            let embedder = (self.ports.embedder_for)(index.clone()).await.map_err(SearchError::Model)?;
             tracing::info!(index = %index.name, model = %index.model, "searching the live index");
             return Ok(Live { index, store, embedder, checked: Instant::now() });
         }
@@ -170,7 +187,7 @@ impl Searcher {
             return Ok(v.clone());
         }
         let (embedder, text) = (live.embedder.clone(), query.to_string());
-        let embedded = tokio::task::spawn_blocking(move || embedder.embed(&[text.as_str()]))
+        let embedded = tokio::task::spawn_blocking(move || embedder.embed_queries(&[text.as_str()]))
             .await
             .map_err(|e| SearchError::Embed(format!("embedding task failed: {e}")))?
             .map_err(|e| SearchError::Embed(e.to_string()))?;

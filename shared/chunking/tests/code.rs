@@ -12,12 +12,12 @@
 
 use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document, header_for};
 use ragpipe_core::{BlockKind, Chunk, Document, Kind, Locator};
-use ragpipe_embed::{ModelFiles, ModelVariant, WordPieceTokenizer};
+use ragpipe_embed::{ModelFiles, ModelTokenizer, ModelVariant};
 use std::path::PathBuf;
 
-fn tokenizer() -> WordPieceTokenizer {
-    let files = ModelFiles::locate(None, None, ModelVariant::Fp32).expect("model provisioned");
-    WordPieceTokenizer::from_file(&files.tokenizer, 256).unwrap()
+fn tokenizer() -> ModelTokenizer {
+    let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
+    ModelTokenizer::load(&files).unwrap()
 }
 
 fn fixtures() -> Vec<Document> {
@@ -70,7 +70,7 @@ fn line_around(text: &str, at: usize) -> &str {
     &text[line_start(text, at)..line_end(text, at)]
 }
 
-fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &ChunkConfig) {
+fn check(doc: &Document, chunks: &[Chunk], tok: &ModelTokenizer, cfg: &ChunkConfig) {
     let text = &doc.text;
     // Over the budget alone, with the header of the item the line is in.
     let over = |s: &str, at: usize| tok.count(s) + tok.special_tokens() + header_cost(doc, at, tok, cfg) > cfg.budget;
@@ -124,7 +124,7 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &Chunk
 /// What the header of the innermost item around `at` costs: the full path
 /// when it fits a quarter of the budget, else the file and innermost item,
 /// else the file alone, else nothing.
-fn header_cost(doc: &Document, at: usize, tok: &WordPieceTokenizer, cfg: &ChunkConfig) -> usize {
+fn header_cost(doc: &Document, at: usize, tok: &ModelTokenizer, cfg: &ChunkConfig) -> usize {
     let innermost = doc.blocks.iter().rfind(|b| b.range.start <= at && at <= b.range.end);
     let path = innermost.map_or(&[][..], |b| path(&b.kind));
     let shorter = [path, &path[path.len().saturating_sub(1)..], &[]];
@@ -134,7 +134,7 @@ fn header_cost(doc: &Document, at: usize, tok: &WordPieceTokenizer, cfg: &ChunkC
 /// A chunk may start inside an item only if the item is over the budget, and
 /// then only at one of its inner items, after a blank line, or between lines
 /// of a blank-line run that is itself over the budget.
-fn check_cut(doc: &Document, at: usize, tok: &WordPieceTokenizer, cfg: &ChunkConfig) {
+fn check_cut(doc: &Document, at: usize, tok: &ModelTokenizer, cfg: &ChunkConfig) {
     let text = &doc.text;
     let inside: Vec<_> = doc.blocks.iter().filter(|b| b.range.start < at && at < b.range.end).collect();
     let Some(block) = inside.last() else {

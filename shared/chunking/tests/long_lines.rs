@@ -10,21 +10,21 @@
 
 use ragpipe_chunking::{COUNT_WHOLE_MAX_BYTES, ChunkConfig, TokenCounter, chunk_document};
 use ragpipe_core::{Chunk, Document, Kind};
-use ragpipe_embed::{ModelFiles, ModelVariant, WordPieceTokenizer};
+use ragpipe_embed::{ModelFiles, ModelTokenizer, ModelVariant};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The model's tokenizer, counting how many bytes it was asked to measure
 /// and the longest single text.
 struct Metered {
-    inner: WordPieceTokenizer,
+    inner: ModelTokenizer,
     bytes: AtomicUsize,
     longest: AtomicUsize,
 }
 
 impl Metered {
     fn new() -> Self {
-        let files = ModelFiles::locate(None, None, ModelVariant::Fp32).expect("model provisioned");
-        let inner = WordPieceTokenizer::from_file(&files.tokenizer, 256).unwrap();
+        let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
+        let inner = ModelTokenizer::load(&files).unwrap();
         Metered { inner, bytes: AtomicUsize::new(0), longest: AtomicUsize::new(0) }
     }
 }

@@ -9,13 +9,13 @@
 
 use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
 use ragpipe_core::{BlockKind, Chunk, Document, Kind};
-use ragpipe_embed::{ModelFiles, ModelVariant, WordPieceTokenizer};
+use ragpipe_embed::{ModelFiles, ModelTokenizer, ModelVariant};
 use std::path::PathBuf;
 use unicode_segmentation::UnicodeSegmentation;
 
-fn tokenizer() -> WordPieceTokenizer {
-    let files = ModelFiles::locate(None, None, ModelVariant::Fp32).expect("model provisioned");
-    WordPieceTokenizer::from_file(&files.tokenizer, 256).unwrap()
+fn tokenizer() -> ModelTokenizer {
+    let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
+    ModelTokenizer::load(&files).unwrap()
 }
 
 fn corpus() -> Vec<Document> {
@@ -37,7 +37,7 @@ fn corpus() -> Vec<Document> {
     docs
 }
 
-fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &ChunkConfig) {
+fn check(doc: &Document, chunks: &[Chunk], tok: &ModelTokenizer, cfg: &ChunkConfig) {
     assert!(!chunks.is_empty(), "{} yields chunks", doc.title);
     for (i, c) in chunks.iter().enumerate() {
         assert_eq!(c.index as usize, i);
@@ -111,7 +111,7 @@ fn check_cut(
     block: std::ops::Range<usize>,
     at: usize,
     header: usize,
-    tok: &WordPieceTokenizer,
+    tok: &ModelTokenizer,
     cfg: &ChunkConfig,
 ) {
     let body = &doc.text[block.clone()];

@@ -12,12 +12,12 @@
 
 use ragpipe_chunking::{ChunkConfig, TableRows, TokenCounter, chunk_document};
 use ragpipe_core::{Block, BlockKind, Chunk, Document, Kind};
-use ragpipe_embed::{ModelFiles, ModelVariant, WordPieceTokenizer};
+use ragpipe_embed::{ModelFiles, ModelTokenizer, ModelVariant};
 use std::path::PathBuf;
 
-fn tokenizer() -> WordPieceTokenizer {
-    let files = ModelFiles::locate(None, None, ModelVariant::Fp32).expect("model provisioned");
-    WordPieceTokenizer::from_file(&files.tokenizer, 256).unwrap()
+fn tokenizer() -> ModelTokenizer {
+    let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
+    ModelTokenizer::load(&files).unwrap()
 }
 
 fn open(path: PathBuf) -> Document {
@@ -99,7 +99,7 @@ fn check_a1(areas: &[(u32, u32, u32, u32)], cols: (u32, u32), rows: (u32, u32), 
     assert_eq!(areas, want, "{what}: A1 reference");
 }
 
-fn check(doc: &Document, chunks: &[Chunk], tok: &WordPieceTokenizer, cfg: &ChunkConfig) {
+fn check(doc: &Document, chunks: &[Chunk], tok: &ModelTokenizer, cfg: &ChunkConfig) {
     let mut covered = vec![false; doc.blocks.len()];
     for (i, c) in chunks.iter().enumerate() {
         let what = format!("{} chunk {i} at budget {}", doc.title, cfg.budget);

@@ -78,8 +78,15 @@ pub struct DistributedConfig {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
-    /// Folder with `model.onnx`, `model-int8.onnx` and `tokenizer.json`
-    /// (default: the provisioning cache). Env: `RAGPIPE_MODEL_DIR`.
+    /// The model of a new index and of the next `reindex`:
+    /// `all-MiniLM-L6-v2` (default, English), `multilingual-e5-small`, or
+    /// `custom` (whatever `dir` holds, as its `ragpipe-model.json` says).
+    /// An existing index keeps the model it was built with. Env:
+    /// `RAGPIPE_MODEL_NAME`.
+    pub name: String,
+    /// Folder with `model.onnx`, `model-int8.onnx`, `tokenizer.json` and
+    /// `ragpipe-model.json`; used for the models its spec names (default:
+    /// the provisioning cache's `models/NAME`). Env: `RAGPIPE_MODEL_DIR`.
     pub dir: Option<PathBuf>,
     /// The ONNX Runtime shared library. Env: `ORT_DYLIB_PATH`.
     pub runtime: Option<PathBuf>,
@@ -100,9 +107,10 @@ pub struct SearchConfig {
     /// `hybrid` (dense + BM25, RRF) or `dense`.
     pub mode: String,
     pub rrf_k: f32,
-    /// Cosine distance above which the best hit is not an answer.
-    /// Env: `RAGPIPE_SEARCH_THRESHOLD`.
-    pub threshold: f32,
+    /// Cosine distance above which the best hit is not an answer. Unset:
+    /// the threshold calibrated for the index's model (its spec's
+    /// `threshold`; all-MiniLM-L6-v2: 0.60). Env: `RAGPIPE_SEARCH_THRESHOLD`.
+    pub threshold: Option<f32>,
     /// Where `ragpipe serve search` listens. Env: `RAGPIPE_SEARCH_LISTEN`.
     pub listen: String,
     /// Bearer token every search call must carry. Without one the server
@@ -196,7 +204,14 @@ impl Default for Config {
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { dir: None, runtime: None, variant: "fp32".into(), threads: 0, batch_size: 1 }
+        ModelConfig {
+            name: "all-MiniLM-L6-v2".into(),
+            dir: None,
+            runtime: None,
+            variant: "fp32".into(),
+            threads: 0,
+            batch_size: 1,
+        }
     }
 }
 
@@ -206,7 +221,7 @@ impl Default for SearchConfig {
             top_k: 5,
             mode: "hybrid".into(),
             rrf_k: 60.0,
-            threshold: 0.60,
+            threshold: None,
             listen: "127.0.0.1:8081".into(),
             token: None,
             cache_entries: 4096,
@@ -291,6 +306,9 @@ impl Config {
         if let Some(v) = get("RAGPIPE_DATA_DIR") {
             self.data_dir = PathBuf::from(v);
         }
+        if let Some(v) = get("RAGPIPE_MODEL_NAME") {
+            self.model.name = v;
+        }
         if let Some(v) = get("RAGPIPE_MODEL_VARIANT") {
             self.model.variant = v;
         }
@@ -298,7 +316,7 @@ impl Config {
             self.model.threads = parse("RAGPIPE_THREADS", v)?;
         }
         if let Some(v) = get("RAGPIPE_SEARCH_THRESHOLD") {
-            self.search.threshold = parse("RAGPIPE_SEARCH_THRESHOLD", v)?;
+            self.search.threshold = Some(parse("RAGPIPE_SEARCH_THRESHOLD", v)?);
         }
         if let Some(v) = get("RAGPIPE_MAX_FILE_BYTES") {
             self.limits.max_file_bytes = parse("RAGPIPE_MAX_FILE_BYTES", v)?;
@@ -342,6 +360,13 @@ impl Config {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        let name = &self.model.name;
+        if name.is_empty()
+            || name.starts_with('.')
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return bad(format!("model.name must be a model's folder name (letters, digits, - _ .), not {name:?}"));
+        }
         if !matches!(self.model.variant.as_str(), "fp32" | "int8") {
             return bad(format!("model.variant must be fp32 or int8, not {:?}", self.model.variant));
         }
@@ -351,8 +376,8 @@ impl Config {
         if !matches!(self.search.mode.as_str(), "hybrid" | "dense") {
             return bad(format!("search.mode must be hybrid or dense, not {:?}", self.search.mode));
         }
-        if !(0.0..=2.0).contains(&self.search.threshold) {
-            return bad(format!("search.threshold is a cosine distance within 0..=2, not {}", self.search.threshold));
+        if let Some(t) = self.search.threshold.filter(|t| !(0.0..=2.0).contains(t)) {
+            return bad(format!("search.threshold is a cosine distance within 0..=2, not {t}"));
         }
         if self.search.top_k == 0 || self.model.batch_size == 0 || self.workers.embed_batch == 0 {
             return bad("search.top_k, model.batch_size and workers.embed_batch must be positive".into());
@@ -394,7 +419,7 @@ mod tests {
         c.validate().unwrap();
         c.apply_env(|n| (n == "RAGPIPE_THREADS").then(|| "two".to_string())).unwrap_err();
         c.apply_env(|n| (n == "RAGPIPE_SEARCH_THRESHOLD").then(|| "0.5".to_string())).unwrap();
-        assert_eq!(c.search.threshold, 0.5);
+        assert_eq!(c.search.threshold, Some(0.5));
         assert!(toml::from_str::<Config>("[limits]\nextract_timeout = 5\n").is_err(), "misspelt limit");
         let mut c: Config = toml::from_str("[limits]\nextract_timeout_secs = 5\nmax_pages = 10\n").unwrap();
         assert_eq!((c.limits.extract_timeout_secs, c.limits.max_pages, c.limits.extract_memory_mib), (5, 10, 768));

@@ -1,36 +1,41 @@
-//! The [`Embedder`] port and its ONNX Runtime implementation of
-//! all-MiniLM-L6-v2. Embedding is CPU-bound and synchronous by design: callers
-//! run it on blocking threads, one session per worker. The tokenizer here is
+//! The [`Embedder`] port and its ONNX Runtime implementation for BERT-style
+//! sentence encoders described by a [`ModelSpec`] (all-MiniLM-L6-v2 by
+//! default, multilingual-e5-small, or a folder of one's own). Embedding is
+//! CPU-bound and synchronous by design: callers run it on blocking threads,
+//! one session per worker. The tokenizer here is
 //! the one the chunkers measure with, so "fits the window" means the same
 //! thing on both sides.
 
+mod hash;
 mod model;
 mod onnx;
+mod spec;
 mod tokenizer;
 
-pub use model::{ModelFiles, ModelVariant};
+pub use model::{CUSTOM, ModelFiles, ModelVariant};
 pub use onnx::OnnxEmbedder;
-pub use tokenizer::{Encoded, WordPieceTokenizer};
+pub use spec::{DEFAULT_MODEL, ModelSeal, ModelSpec, Pooling, SPEC_FILE};
+pub use tokenizer::{Encoded, ModelTokenizer};
 
-/// The embedding model's name as recorded in state and collection names.
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
-
-/// Dimensions of the model's sentence embeddings.
-pub const MODEL_DIMS: usize = 384;
+const INT8_SUFFIX: &str = "-int8";
 
 impl ModelVariant {
-    /// The name state and collections record for this variant: the int8
-    /// variant's vectors differ slightly, so they are never mixed.
-    pub fn recorded_name(self) -> String {
+    /// The name state and collections record for model `name` in this
+    /// variant: the int8 variant's vectors differ slightly, so they are
+    /// never mixed.
+    pub fn recorded_name(self, name: &str) -> String {
         match self {
-            ModelVariant::Fp32 => MODEL_NAME.to_string(),
-            ModelVariant::Int8 => format!("{MODEL_NAME}-int8"),
+            ModelVariant::Fp32 => name.to_string(),
+            ModelVariant::Int8 => format!("{name}{INT8_SUFFIX}"),
         }
     }
 
-    /// The variant whose [`ModelVariant::recorded_name`] is `name`.
-    pub fn from_recorded(name: &str) -> Option<Self> {
-        [ModelVariant::Fp32, ModelVariant::Int8].into_iter().find(|v| v.recorded_name() == name)
+    /// The model name and variant a [`ModelVariant::recorded_name`] stands for.
+    pub fn split_recorded(recorded: &str) -> (&str, Self) {
+        match recorded.strip_suffix(INT8_SUFFIX) {
+            Some(name) => (name, ModelVariant::Int8),
+            None => (recorded, ModelVariant::Fp32),
+        }
     }
 }
 
@@ -55,14 +60,30 @@ pub trait Embedder: Send + Sync {
     fn dims(&self) -> usize;
     /// Maximum word-pieces per input, special tokens included.
     fn window(&self) -> usize;
-    /// Embeds a batch.
+    /// Embeds a batch of passages (chunks).
     fn embed(&self, texts: &[&str]) -> Result<Embeddings, EmbedError>;
+    /// Embeds a batch of queries; differs from [`Embedder::embed`] for
+    /// models trained with a query prefix (e5).
+    fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings, EmbedError> {
+        self.embed(texts)
+    }
+    /// The cosine distance above which a query's nearest chunk is no
+    /// answer, as calibrated for this model; `None`: never abstain.
+    fn threshold(&self) -> Option<f32> {
+        None
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
-    #[error("model files missing: {0} (run scripts/provision-model.sh or set RAGPIPE_MODEL_DIR)")]
+    #[error(
+        "model files missing: {0} (run scripts/provision-model.sh, or point [model] dir / RAGPIPE_MODEL_DIR at the model's folder)"
+    )]
     MissingFiles(String),
+    #[error("model spec: {0}")]
+    Spec(String),
+    #[error("reading the model's weights {path}: {reason}")]
+    Weights { path: String, reason: String },
     #[error("loading tokenizer {path}: {reason}")]
     Tokenizer { path: String, reason: String },
     #[error("loading onnx runtime from {path}: {reason}")]

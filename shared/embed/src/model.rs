@@ -1,6 +1,6 @@
 //! Where the model and the ONNX Runtime library live on disk.
 
-use crate::EmbedError;
+use crate::{DEFAULT_MODEL, EmbedError, ModelSpec};
 use std::path::{Path, PathBuf};
 
 /// Which weights to run: the exact fp32 export or its dynamic int8 quantisation.
@@ -28,10 +28,17 @@ impl ModelVariant {
     }
 }
 
-/// The files an embedder needs. `scripts/provision-model.sh` builds them under
-/// `~/.cache/ragpipe`; a user with their own export points at theirs instead.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `[model] name` for a folder of one's own: whatever model `[model] dir`
+/// holds, as its `ragpipe-model.json` names it.
+pub const CUSTOM: &str = "custom";
+
+/// The files an embedder needs and the spec read beside them.
+/// `scripts/provision-model.sh` builds them under `~/.cache/ragpipe/models/NAME`;
+/// a user with their own export points `[model] dir` at theirs.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelFiles {
+    pub dir: PathBuf,
+    pub spec: ModelSpec,
     pub onnx: PathBuf,
     pub tokenizer: PathBuf,
     pub runtime: PathBuf,
@@ -48,15 +55,48 @@ impl ModelFiles {
         home.join(".cache").join("ragpipe")
     }
 
-    /// Resolves the files: `model_dir` (else `$RAGPIPE_MODEL_DIR`, else the
-    /// cache) holds `model.onnx` / `model-int8.onnx` and `tokenizer.json`;
-    /// the runtime is `runtime` (else `$ORT_DYLIB_PATH`, else the cache).
-    pub fn locate(model_dir: Option<&Path>, runtime: Option<&Path>, variant: ModelVariant) -> Result<Self, EmbedError> {
+    /// The provisioned default model, as tests and benches use it.
+    pub fn provisioned(variant: ModelVariant) -> Result<Self, EmbedError> {
+        Self::locate(DEFAULT_MODEL, None, None, variant)
+    }
+
+    /// Finds model `name` (or, for [`CUSTOM`], whatever `model_dir` holds):
+    /// in `model_dir` (else `$RAGPIPE_MODEL_DIR`) when its spec names that
+    /// model, else in the cache's `models/NAME`. The folder holds
+    /// `model.onnx` / `model-int8.onnx` and `tokenizer.json`; the runtime is
+    /// `runtime` (else `$ORT_DYLIB_PATH`, else the cache).
+    pub fn locate(
+        name: &str,
+        model_dir: Option<&Path>,
+        runtime: Option<&Path>,
+        variant: ModelVariant,
+    ) -> Result<Self, EmbedError> {
         let root = Self::cache_root();
-        let dir = model_dir
-            .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os("RAGPIPE_MODEL_DIR").map(PathBuf::from))
-            .unwrap_or_else(|| root.join("models").join(crate::MODEL_NAME));
+        let configured =
+            model_dir.map(Path::to_path_buf).or_else(|| std::env::var_os("RAGPIPE_MODEL_DIR").map(PathBuf::from));
+        let cached = (name != CUSTOM).then(|| root.join("models").join(name));
+        let mut looked = Vec::new();
+        let mut found = None;
+        for dir in configured.into_iter().chain(cached) {
+            if !dir.is_dir() {
+                looked.push(format!("{} (no such folder)", dir.display()));
+                continue;
+            }
+            let spec = ModelSpec::read(&dir).map_err(EmbedError::Spec)?;
+            if name == CUSTOM || spec.name == name {
+                found = Some((dir, spec));
+                break;
+            }
+            looked.push(format!("{} (holds {})", dir.display(), spec.name));
+        }
+        if looked.is_empty() && found.is_none() {
+            return Err(EmbedError::MissingFiles(
+                "model.name = \"custom\" needs the model's folder in [model] dir".into(),
+            ));
+        }
+        let Some((dir, spec)) = found else {
+            return Err(EmbedError::MissingFiles(format!("model {name}: looked in {}", looked.join(", "))));
+        };
         let runtime = runtime
             .map(Path::to_path_buf)
             .or_else(|| std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from))
@@ -65,12 +105,19 @@ impl ModelFiles {
             ModelVariant::Fp32 => "model.onnx",
             ModelVariant::Int8 => "model-int8.onnx",
         });
-        let files = ModelFiles { onnx, tokenizer: dir.join("tokenizer.json"), runtime, variant };
+        let tokenizer = dir.join("tokenizer.json");
+        let files = ModelFiles { dir, spec, onnx, tokenizer, runtime, variant };
         for path in [&files.onnx, &files.tokenizer, &files.runtime] {
             if !path.is_file() {
                 return Err(EmbedError::MissingFiles(path.display().to_string()));
             }
         }
         Ok(files)
+    }
+
+    /// The name state and collections record for these files: the int8
+    /// variant's vectors differ slightly, so they are never mixed.
+    pub fn recorded_name(&self) -> String {
+        self.variant.recorded_name(&self.spec.name)
     }
 }

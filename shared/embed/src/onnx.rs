@@ -1,12 +1,13 @@
-//! all-MiniLM-L6-v2 on ONNX Runtime: tokenise, run the encoder on batches
-//! padded to their longest member, mean-pool over the attention mask and
-//! L2-normalise, exactly as sentence-transformers does.
+//! A sentence encoder on ONNX Runtime: prefix and tokenise, run the encoder
+//! on batches padded to their longest member, pool (mean over the attention
+//! mask, or the first token) and L2-normalise, as the model's spec says and
+//! exactly as sentence-transformers does for all-MiniLM-L6-v2.
 
-use crate::{EmbedError, Embedder, Embeddings, ModelFiles, WordPieceTokenizer};
+use crate::{EmbedError, Embedder, Embeddings, ModelFiles, ModelSeal, ModelSpec, ModelTokenizer, Pooling};
 use ndarray::Array2;
 use ort::environment::Environment;
-use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
+use ort::session::{Session, SessionInputValue};
 use ort::value::TensorRef;
 use std::sync::{Mutex, OnceLock};
 
@@ -26,19 +27,21 @@ fn environment(files: &ModelFiles) -> Result<Environment, EmbedError> {
 
 pub struct OnnxEmbedder {
     session: Mutex<Session>,
-    tokenizer: WordPieceTokenizer,
-    name: String,
-    dims: usize,
+    tokenizer: ModelTokenizer,
+    spec: ModelSpec,
+    seal: ModelSeal,
+    /// Whether the graph takes `token_type_ids` (BERT exports do).
+    token_types: bool,
     batch_size: usize,
 }
 
 impl OnnxEmbedder {
-    /// Loads the model with `threads` intra-op threads (0 = all cores).
-    /// The int8 variant records its own model name: its vectors differ from
-    /// fp32 ones and must not share an index with them.
+    /// Loads the model with `threads` intra-op threads (0 = all cores),
+    /// hashes its weights for the seal, and embeds one probe text to check
+    /// that the graph's output width is the one its spec declares.
     pub fn load(files: &ModelFiles, threads: usize, batch_size: usize) -> Result<Self, EmbedError> {
         let env = environment(files)?;
-        let tokenizer = WordPieceTokenizer::from_file(&files.tokenizer, 256)?;
+        let tokenizer = ModelTokenizer::load(files)?;
         let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let session = Session::builder(&env)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
@@ -46,19 +49,42 @@ impl OnnxEmbedder {
             .with_intra_threads(threads)
             .map_err(|e| EmbedError::Inference(e.to_string()))?
             .commit_from_file(&files.onnx)?;
-        let name = files.variant.recorded_name();
-        Ok(OnnxEmbedder {
+        let token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        let spec = files.spec.clone();
+        let seal = ModelSeal {
+            model: files.recorded_name(),
+            dims: spec.dims,
+            pooling: spec.pooling,
+            normalize: spec.normalize,
+            query_prefix: spec.query_prefix.clone(),
+            passage_prefix: spec.passage_prefix.clone(),
+            sha256: crate::hash::sha256_of(&files.onnx)?,
+        };
+        let embedder = OnnxEmbedder {
             session: Mutex::new(session),
             tokenizer,
-            name,
-            dims: crate::MODEL_DIMS,
+            spec,
+            seal,
+            token_types,
             batch_size: batch_size.max(1),
-        })
+        };
+        embedder.embed(&["ragpipe"])?;
+        Ok(embedder)
     }
 
     /// The tokenizer the model uses, for chunkers to measure with.
-    pub fn tokenizer(&self) -> &WordPieceTokenizer {
+    pub fn tokenizer(&self) -> &ModelTokenizer {
         &self.tokenizer
+    }
+
+    /// What an index embedded by this model records of it.
+    pub fn seal(&self) -> &ModelSeal {
+        &self.seal
+    }
+
+    /// The model's spec (its calibrated threshold among the rest).
+    pub fn spec(&self) -> &ModelSpec {
+        &self.spec
     }
 
     fn run_batch(&self, batch: &[&crate::Encoded]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -75,46 +101,58 @@ impl OnnxEmbedder {
             }
         }
         let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        let outputs = session.run(ort::inputs![
+        let mut inputs = ort::inputs![
             "input_ids" => TensorRef::from_array_view(&ids)?,
             "attention_mask" => TensorRef::from_array_view(&mask)?,
-            "token_type_ids" => TensorRef::from_array_view(&types)?,
-        ])?;
-        let hidden = outputs["last_hidden_state"].try_extract_array::<f32>()?;
-        let mut vectors = Vec::with_capacity(rows);
-        for (r, enc) in batch.iter().enumerate() {
-            let len = enc.ids.len();
-            let mut v = vec![0f32; self.dims];
-            for c in 0..len {
-                for (d, slot) in v.iter_mut().enumerate() {
-                    *slot += hidden[[r, c, d]];
-                }
-            }
-            let norm = v.iter().map(|x| (x / len as f32).powi(2)).sum::<f32>().sqrt().max(1e-12);
-            for slot in &mut v {
-                *slot = *slot / len as f32 / norm;
-            }
-            vectors.push(v);
+        ];
+        if self.token_types {
+            inputs.push(("token_type_ids".into(), SessionInputValue::from(TensorRef::from_array_view(&types)?)));
         }
-        Ok(vectors)
-    }
-}
-
-impl Embedder for OnnxEmbedder {
-    fn model(&self) -> &str {
-        &self.name
-    }
-
-    fn dims(&self) -> usize {
-        self.dims
-    }
-
-    fn window(&self) -> usize {
-        self.tokenizer.window()
+        let outputs = session.run(inputs)?;
+        let hidden = outputs["last_hidden_state"].try_extract_array::<f32>()?;
+        let width = hidden.shape().get(2).copied().unwrap_or(0);
+        if width != self.spec.dims {
+            return Err(EmbedError::Spec(format!(
+                "the graph outputs {width}-dimensional vectors but the spec of {} says {}: \
+                 describe this model in its own ragpipe-model.json ([model] name = \"custom\")",
+                self.spec.name, self.spec.dims
+            )));
+        }
+        Ok(batch.iter().enumerate().map(|(r, enc)| self.pool(&hidden, r, enc.ids.len())).collect())
     }
 
-    fn embed(&self, texts: &[&str]) -> Result<Embeddings, EmbedError> {
-        let encoded = texts.iter().map(|t| self.tokenizer.encode(t)).collect::<Result<Vec<_>, _>>()?;
+    /// Row `r`'s text vector from its `len` token vectors.
+    fn pool(&self, hidden: &ndarray::ArrayViewD<'_, f32>, r: usize, len: usize) -> Vec<f32> {
+        let mut v = vec![0f32; self.spec.dims];
+        let tokens = match self.spec.pooling {
+            Pooling::Mean => 0..len,
+            Pooling::Cls => 0..1,
+        };
+        let n = tokens.len().max(1) as f32;
+        for c in tokens {
+            for (d, slot) in v.iter_mut().enumerate() {
+                *slot += hidden[[r, c, d]];
+            }
+        }
+        let norm = if self.spec.normalize { v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12) } else { n };
+        for slot in &mut v {
+            *slot /= norm;
+        }
+        v
+    }
+
+    /// Embeds `texts`, each behind `prefix`.
+    fn embed_with(&self, prefix: &str, texts: &[&str]) -> Result<Embeddings, EmbedError> {
+        let encoded = texts
+            .iter()
+            .map(|t| {
+                if prefix.is_empty() {
+                    self.tokenizer.encode(t)
+                } else {
+                    self.tokenizer.encode(&format!("{prefix}{t}"))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let truncated = encoded.iter().filter(|e| e.full_len > self.window()).count();
         if truncated > 0 {
             tracing::warn!(truncated, window = self.window(), "texts longer than the model window were truncated");
@@ -131,5 +169,31 @@ impl Embedder for OnnxEmbedder {
         }
         let tokens = encoded.iter().map(|e| e.full_len).collect();
         Ok(Embeddings { vectors, tokens, truncated })
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn model(&self) -> &str {
+        &self.seal.model
+    }
+
+    fn dims(&self) -> usize {
+        self.spec.dims
+    }
+
+    fn window(&self) -> usize {
+        self.tokenizer.window()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Embeddings, EmbedError> {
+        self.embed_with(&self.spec.passage_prefix, texts)
+    }
+
+    fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings, EmbedError> {
+        self.embed_with(&self.spec.query_prefix, texts)
+    }
+
+    fn threshold(&self) -> Option<f32> {
+        self.spec.threshold
     }
 }

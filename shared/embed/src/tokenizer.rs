@@ -1,10 +1,11 @@
-//! The model's WordPiece tokenizer, configured for the real window.
+//! The model's tokenizer (WordPiece for MiniLM, SentencePiece unigram for
+//! e5), configured for the real window.
 //!
 //! The `tokenizer.json` shipped with all-MiniLM-L6-v2 bakes in truncation at
 //! 128 and fixed padding to 128. Both are removed here: truncation would hide
 //! oversized chunks and padding is done per batch, to the longest input.
 
-use crate::EmbedError;
+use crate::{EmbedError, ModelFiles};
 use std::path::Path;
 
 /// A text encoded for the model, special tokens included.
@@ -16,18 +17,29 @@ pub struct Encoded {
     pub full_len: usize,
 }
 
-pub struct WordPieceTokenizer {
+pub struct ModelTokenizer {
     inner: tokenizers::Tokenizer,
     window: usize,
+    /// Word-pieces of the passage prefix every chunk is embedded with.
+    prefix: usize,
 }
 
-impl WordPieceTokenizer {
+impl ModelTokenizer {
+    /// The tokenizer of the model in `files`, with its window and passage
+    /// prefix from the model's spec.
+    pub fn load(files: &ModelFiles) -> Result<Self, EmbedError> {
+        let mut tokenizer = Self::from_file(&files.tokenizer, files.spec.max_tokens)?;
+        let prefix = files.spec.passage_prefix.trim_end();
+        tokenizer.prefix = if prefix.is_empty() { 0 } else { ragpipe_core::TokenCounter::count(&tokenizer, prefix) };
+        Ok(tokenizer)
+    }
+
     pub fn from_file(path: &Path, window: usize) -> Result<Self, EmbedError> {
         let err = |reason: String| EmbedError::Tokenizer { path: path.display().to_string(), reason };
         let mut inner = tokenizers::Tokenizer::from_file(path).map_err(|e| err(e.to_string()))?;
         inner.with_truncation(None).map_err(|e| err(e.to_string()))?;
         inner.with_padding(None);
-        Ok(WordPieceTokenizer { inner, window })
+        Ok(ModelTokenizer { inner, window, prefix: 0 })
     }
 
     pub fn window(&self) -> usize {
@@ -52,14 +64,16 @@ impl WordPieceTokenizer {
     }
 }
 
-impl ragpipe_core::TokenCounter for WordPieceTokenizer {
+impl ragpipe_core::TokenCounter for ModelTokenizer {
     fn count(&self, text: &str) -> usize {
         // Encoding only fails on pathological normaliser errors; count such a
         // text as too large so it is split rather than passed through.
         self.inner.encode(text, false).map(|e| e.get_ids().len()).unwrap_or(ragpipe_core::TOO_MANY_TOKENS)
     }
 
+    /// The model's two special tokens and its passage prefix: what a chunk
+    /// costs on top of its own text.
     fn special_tokens(&self) -> usize {
-        2
+        2 + self.prefix
     }
 }

@@ -27,7 +27,7 @@ fn reference() -> Reference {
 }
 
 fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
-    let files = ModelFiles::locate(None, None, variant).expect("model provisioned (run scripts/provision-model.sh)");
+    let files = ModelFiles::provisioned(variant).expect("model provisioned (run scripts/provision-model.sh)");
     OnnxEmbedder::load(&files, 0, batch).expect("model loads")
 }
 

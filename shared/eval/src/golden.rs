@@ -16,6 +16,10 @@ pub struct GoldenQuery {
     /// appear in order in one hit.
     #[serde(default)]
     pub fuzzy: bool,
+    /// `dev` (tuned on) or `test` (only reported); both phrasings of a
+    /// question share one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
 }
 
 /// A query the corpus does not answer.
@@ -25,6 +29,8 @@ pub struct OodQuery {
     pub query: String,
     #[serde(default)]
     pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

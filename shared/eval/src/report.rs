@@ -111,12 +111,22 @@ fn grouped(results: &[QueryResult], key: impl Fn(&QueryResult) -> &str) -> BTree
     groups.into_iter().map(|(k, v)| (k, metrics(&v))).collect()
 }
 
+/// Refusals and bluffs at every threshold 0.01 apart across the nearest
+/// distances seen: models place them differently (MiniLM's in-domain
+/// questions sit around 0.3–0.6, e5's around 0.1–0.25), so the grid
+/// follows the data.
 pub fn sweep(queries: &[QueryResult], ood: &[OodResult]) -> Vec<SweepRow> {
-    (6..=20)
+    let seen = queries.iter().map(|q| q.nearest_distance).chain(ood.iter().map(|o| o.nearest_distance));
+    let (low, high) = seen.fold((f32::MAX, f32::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
+    if low > high {
+        return Vec::new();
+    }
+    let (from, to) = (((low * 100.0).floor() as i32 - 1).max(0), ((high * 100.0).ceil() as i32 + 1).min(200));
+    (from..=to)
         .map(|i| {
-            let t = i as f32 * 0.05;
+            let t = i as f32 / 100.0;
             SweepRow {
-                threshold: (t * 100.0).round() / 100.0,
+                threshold: t,
                 refused: queries.iter().filter(|q| q.nearest_distance > t).count(),
                 bluffs: ood.iter().filter(|o| o.nearest_distance <= t).count(),
             }
@@ -124,14 +134,18 @@ pub fn sweep(queries: &[QueryResult], ood: &[OodResult]) -> Vec<SweepRow> {
         .collect()
 }
 
+/// The middle of the widest-margin choice: among the thresholds with the
+/// lowest cost (refused in-domain share + bluffed out-of-domain share), the
+/// middle of the first run of them, so that neither side is shaved close.
 fn suggest(rows: &[SweepRow], queries: usize, ood: usize) -> Option<f32> {
     if queries == 0 || ood == 0 {
         return None;
     }
     let cost = |r: &SweepRow| r.refused as f64 / queries as f64 + r.bluffs as f64 / ood as f64;
-    rows.iter()
-        .min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.threshold.total_cmp(&a.threshold)))
-        .map(|r| r.threshold)
+    let best = rows.iter().map(cost).min_by(f64::total_cmp)?;
+    let first = rows.iter().position(|r| cost(r) <= best + 1e-12)?;
+    let run = rows[first..].iter().take_while(|r| cost(r) <= best + 1e-12).count();
+    Some(rows[first + (run - 1) / 2].threshold)
 }
 
 impl Report {
@@ -223,7 +237,9 @@ mod tests {
         let at = |t: f32| r.sweep.iter().find(|s| (s.threshold - t).abs() < 1e-6).unwrap().clone();
         assert_eq!((at(0.45).refused, at(0.45).bluffs), (1, 0));
         assert_eq!((at(0.5).refused, at(0.5).bluffs), (1, 1));
-        assert_eq!(r.suggested_threshold, Some(0.45));
+        // Refusing only "c" holds from 0.40 to 0.49: the middle of that.
+        assert_eq!(r.suggested_threshold, Some(0.44));
+        assert_eq!(r.sweep.first().map(|s| s.threshold), Some(0.19), "the grid spans what was seen");
     }
 
     #[test]

@@ -267,6 +267,11 @@ macro_rules! state_store_conformance {
             $crate::conformance::reindex_builds_then_swaps(&s).await;
         }
         #[tokio::test]
+        async fn the_first_model_seals_an_index() {
+            let s = $fresh.await;
+            $crate::conformance::the_first_model_seals_an_index(&s).await;
+        }
+        #[tokio::test]
         async fn failures_are_recorded() {
             let s = $fresh.await;
             $crate::conformance::failures_are_recorded(&s).await;
@@ -350,4 +355,15 @@ pub async fn reindex_builds_then_swaps(store: &dyn StateStore) {
     let again = store.requeue(&a.id, DocStatus::Indexed).await.unwrap().expect("indexed");
     assert_eq!(again.generation, 3);
     assert!(store.requeue(&a.id, DocStatus::Indexed).await.unwrap().is_none());
+}
+
+/// The first seal recorded on an index stays: a second model cannot
+/// overwrite it (it reads the first back and is refused by the caller).
+pub async fn the_first_model_seals_an_index(store: &dyn StateStore) {
+    assert!(store.adopt_index(&new_index("live", "1")).await.unwrap());
+    assert_eq!(store.indexes().await.unwrap()[0].seal, None, "no model used it yet");
+    assert_eq!(store.seal_index("live", r#"{"a":1}"#).await.unwrap().as_deref(), Some(r#"{"a":1}"#));
+    assert_eq!(store.seal_index("live", r#"{"b":2}"#).await.unwrap().as_deref(), Some(r#"{"a":1}"#), "kept");
+    assert_eq!(store.indexes().await.unwrap()[0].seal.as_deref(), Some(r#"{"a":1}"#));
+    assert_eq!(store.seal_index("gone", "{}").await.unwrap(), None, "no such index");
 }

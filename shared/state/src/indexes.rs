@@ -75,6 +75,15 @@ impl SqlStateStore {
         Ok(true)
     }
 
+    pub(crate) async fn seal(&self, name: &str, seal: &str) -> Result<Option<String>, StateError> {
+        sqlx::query(include_str!("sql/index_seal.sql")).bind(name).bind(seal).execute(&self.pool).await?;
+        let row = sqlx::query(include_str!("sql/index_seal_read.sql")).bind(name).fetch_optional(&self.pool).await?;
+        Ok(match row {
+            Some(r) => r.try_get(0)?,
+            None => None,
+        })
+    }
+
     pub(crate) async fn delete_index(&self, name: &str) -> Result<(), StateError> {
         sqlx::query(include_str!("sql/index_delete.sql")).bind(name).execute(&self.pool).await?;
         Ok(())
@@ -107,6 +116,7 @@ fn index_from_row(r: &AnyRow) -> Result<IndexRecord, StateError> {
         published: r.try_get::<i64, _>(7)? != 0,
         created_at: r.try_get(8)?,
         swapped_at: r.try_get(9)?,
+        seal: r.try_get(10)?,
         name,
     })
 }

@@ -231,6 +231,9 @@ pub trait StateStore: Send + Sync {
     async fn swap_index(&self, name: &str) -> Result<bool, StateError>;
     /// Forgets a retired (or abandoned building) index; never the live one.
     async fn forget_index(&self, name: &str) -> Result<(), StateError>;
+    /// Records `seal` (the model's, opaque here) on index `name` unless it
+    /// has one; returns the seal it records now (`None`: no such index).
+    async fn seal_index(&self, name: &str, seal: &str) -> Result<Option<String>, StateError>;
     /// Starts sync run `run` if no other run holds the sync lock; the lock is
     /// held for `lease` and must be renewed by a run that lasts longer.
     /// `Err(run)` names the live run that holds it.
@@ -305,6 +308,8 @@ pub struct IndexRecord {
     /// Milliseconds since the epoch.
     pub created_at: i64,
     pub swapped_at: Option<i64>,
+    /// The seal of the model that embedded into it (JSON), once one has.
+    pub seal: Option<String>,
 }
 
 impl IndexRecord {

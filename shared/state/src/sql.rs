@@ -295,6 +295,10 @@ impl StateStore for SqlStateStore {
         self.delete_index(name).await
     }
 
+    async fn seal_index(&self, name: &str, seal: &str) -> Result<Option<String>, StateError> {
+        self.seal(name, seal).await
+    }
+
     async fn begin_sync(
         &self,
         run: i64,

@@ -27,7 +27,7 @@ ragpipe_vectors::vector_store_conformance!(fresh());
 #[tokio::test]
 async fn writes_and_deletes_survive_reopening() {
     let dir = tempfile::tempdir().unwrap();
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let store = open(dir.path());
     let mut points = chunks_of(&bm25, "a", 1, 3, 0);
     points.extend(chunks_of(&bm25, "a", 2, 2, 10));
@@ -65,7 +65,7 @@ const CRASHED: i32 = 17;
 /// running destructors shows whether a returned write was really stored.
 #[tokio::test]
 async fn acknowledged_writes_survive_a_crash() {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     if let Some(dir) = std::env::var_os(CRASH_DIR) {
         let store = open(Path::new(&dir));
         let mut points = chunks_of(&bm25, "a", 1, 3, 0);
@@ -124,7 +124,7 @@ async fn one_process_shares_one_handle_per_collection() {
     let collections = EdgeCollections { root: root.path().to_path_buf() };
     let writer = collections.create("chunks_a", &spec("m")).await.unwrap();
     let reader = collections.open("chunks_a", &spec("m")).await.unwrap().expect("it exists");
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     writer.upsert(chunks_of(&bm25, "a", 1, 3, 0)).await.unwrap();
     assert_eq!(reader.count(&doc_id("a"), None).await.unwrap(), 3, "the reader sees the writer's points");
     let other = EdgeCollections { root: root.path().to_path_buf() };

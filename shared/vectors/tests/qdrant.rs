@@ -84,10 +84,10 @@ async fn namespaces_never_share_collections() {
     let name = spec.name();
 
     let store_a = a.create(&name, &spec).await.unwrap();
-    store_a.upsert(chunks_of(&Bm25::english(), "only-in-a", 1, 3, 0)).await.unwrap();
+    store_a.upsert(chunks_of(&Bm25::new(), "only-in-a", 1, 3, 0)).await.unwrap();
     let store_b = b.create(&name, &spec).await.unwrap();
     assert_eq!(store_b.count(&doc_id("only-in-a"), None).await.unwrap(), 0, "B reads none of A's points");
-    let query = chunks_of(&Bm25::english(), "only-in-a", 1, 1, 0).remove(0);
+    let query = chunks_of(&Bm25::new(), "only-in-a", 1, 1, 0).remove(0);
     assert!(store_b.search_dense(&query.dense, 10).await.unwrap().is_empty(), "B's search finds nothing of A");
     assert_eq!(store_a.count(&doc_id("only-in-a"), None).await.unwrap(), 3);
     drop((store_a, store_b));
@@ -126,7 +126,7 @@ async fn hybrid_search_ranks_as_the_embedded_store_does() {
         "Bicycles are stored in the barn, never in the hall.",
         "The generator runs on diesel; the spare can is in the barn.",
     ];
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let points: Vec<_> = texts
         .iter()
         .enumerate()
@@ -177,8 +177,8 @@ async fn a_drop_while_searches_run() {
     let collections = QdrantCollections::new(QdrantStore::connect(&url, None).unwrap(), &namespace);
     let spec = CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: "1".into() };
     let store = collections.create(&spec.name(), &spec).await.unwrap();
-    store.upsert(chunks_of(&Bm25::english(), "a", 1, 50, 0)).await.unwrap();
-    let query = chunks_of(&Bm25::english(), "a", 1, 1, 0).remove(0).dense;
+    store.upsert(chunks_of(&Bm25::new(), "a", 1, 50, 0)).await.unwrap();
+    let query = chunks_of(&Bm25::new(), "a", 1, 1, 0).remove(0).dense;
     let reader = tokio::spawn(async move {
         let mut answered = 0;
         loop {

@@ -27,7 +27,7 @@ async fn corpus() -> (tempfile::TempDir, EdgeStore) {
     let dir = tempfile::tempdir().unwrap();
     let spec = CollectionSpec { model: "test-model".into(), dims: 384, pipeline_version: "1".into() };
     let store = EdgeStore::open(dir.path(), &spec).unwrap();
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let points = (0..=FILLERS)
         .map(|i| {
             let text =
@@ -44,7 +44,7 @@ fn options(mode: Mode, threshold: Option<f32>) -> SearchOptions {
 }
 
 async fn search(store: &EdgeStore, query: &[f32], text: &str, opts: SearchOptions) -> Answer {
-    retrieval::search(store, &Bm25::english(), query, text, &opts).await.unwrap()
+    retrieval::search(store, &Bm25::new(), query, text, &opts).await.unwrap()
 }
 
 /// Every hit's distance is 1 - cosine between the query and its vector.

@@ -45,7 +45,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
     for variant in [ModelVariant::Fp32, ModelVariant::Int8] {
         for threads in [1, 2] {
             for &batch in &args.batches {
-                let files = wiring::model_files(&config, variant)?;
+                let files = wiring::model_files(&config, &config.model.name, variant)?;
                 let embedder = OnnxEmbedder::load(&files, threads, batch)?;
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 embedder.embed(&refs[..refs.len().min(batch)])?; // warm-up

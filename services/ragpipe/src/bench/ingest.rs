@@ -81,8 +81,8 @@ async fn stages(
         vectors.extend(embedder.embed(group)?.vectors);
     }
     let embed = t.elapsed();
-    let store = EdgeStore::open(&scratch.join("stage-store"), &wiring::configured_collection(config))?;
-    let bm25 = Bm25::english();
+    let store = EdgeStore::open(&scratch.join("stage-store"), &wiring::configured_collection(config)?)?;
+    let bm25 = Bm25::new();
     let t = Instant::now();
     let points: Vec<Point> = all
         .iter()

@@ -13,7 +13,7 @@ pub async fn collections_lifecycle(collections: &dyn Collections, prefix: &str) 
     assert!(collections.open(&a, &spec).await.unwrap().is_none(), "open never creates");
 
     let store = collections.create(&a, &spec).await.unwrap();
-    store.upsert(chunks_of(&Bm25::english(), "a", 1, 3, 0)).await.unwrap();
+    store.upsert(chunks_of(&Bm25::new(), "a", 1, 3, 0)).await.unwrap();
     drop(store);
     let reopened = collections.open(&a, &spec).await.unwrap().expect("created");
     assert_eq!(reopened.count(&doc_id("a"), None).await.unwrap(), 3);

@@ -86,7 +86,7 @@ pub async fn empty_store_answers_empty(store: &dyn VectorStore) {
     store.delete_document(&doc_id("never"), Some(1)).await.unwrap();
     assert_eq!(count(store, "never", None).await, 0);
     assert!(store.search_dense(&direction(0), 5).await.unwrap().is_empty());
-    let query = Bm25::english().query("invoice revenue");
+    let query = Bm25::new().query("invoice revenue");
     assert!(store.search_sparse(&query, 5).await.unwrap().is_empty());
     assert!(store.dense_vectors(&[fixture::point_id_of("never", 1, 0)]).await.unwrap().is_empty());
     assert!(store.chunks(None).await.unwrap().is_empty());
@@ -94,7 +94,7 @@ pub async fn empty_store_answers_empty(store: &dyn VectorStore) {
 
 /// Counts are exact per document, per generation and in total.
 pub async fn upsert_then_count(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let mut points = chunks_of(&bm25, "a", 1, 3, 0);
     points.extend(chunks_of(&bm25, "a", 2, 2, 10));
     points.extend(chunks_of(&bm25, "b", 1, 4, 20));
@@ -111,7 +111,7 @@ pub async fn upsert_then_count(store: &dyn VectorStore) {
 /// Point ids are deterministic, so a redelivered batch overwrites: the count
 /// stays, and the last write's payload and vector win.
 pub async fn reupsert_overwrites_without_duplicating(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     store.upsert(chunks_of(&bm25, "a", 1, 3, 0)).await.unwrap();
     store.upsert(chunks_of(&bm25, "a", 1, 3, 0)).await.unwrap();
     assert_eq!(count(store, "a", None).await, 3);
@@ -128,7 +128,7 @@ pub async fn reupsert_overwrites_without_duplicating(store: &dyn VectorStore) {
 /// After a reindex the embedder deletes every generation but the new one;
 /// other documents are untouched and deleted points are not searchable.
 pub async fn delete_keeps_only_the_given_generation(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let old = chunks_of(&bm25, "a", 1, 3, 0);
     let mut points = old.clone();
     points.extend(chunks_of(&bm25, "a", 2, 2, 10));
@@ -147,7 +147,7 @@ pub async fn delete_keeps_only_the_given_generation(store: &dyn VectorStore) {
 
 /// Deleting a document without a generation to keep removes all of it.
 pub async fn delete_without_generation_removes_the_document(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let mut points = chunks_of(&bm25, "a", 1, 3, 0);
     points.extend(chunks_of(&bm25, "a", 2, 2, 10));
     points.extend(chunks_of(&bm25, "b", 1, 2, 30));
@@ -163,7 +163,7 @@ pub async fn delete_without_generation_removes_the_document(store: &dyn VectorSt
 /// Dense search returns the nearest first, scores are cosine similarities
 /// (a scaled query changes nothing), and hits carry their payloads.
 pub async fn search_dense_ranks_by_cosine(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let points = chunks_of(&bm25, "a", 1, 8, 0);
     store.upsert(points.clone()).await.unwrap();
     let target = &points[3];
@@ -188,7 +188,7 @@ pub async fn search_dense_ranks_by_cosine(store: &dyn VectorStore) {
 /// BM25 search finds the chunks containing a query term (stemmed), ranks
 /// the better match first, and returns nothing when no chunk has a term.
 pub async fn search_sparse_finds_the_term(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let texts = [
         "Invoices are due within thirty days of receipt.",
         "The rabbit queue acknowledges every message it delivers.",
@@ -221,7 +221,7 @@ pub async fn search_sparse_finds_the_term(store: &dyn VectorStore) {
 /// kinds and documents named come back, as many as the limit asks for even
 /// when they are far from the query, and the two fields narrow together.
 pub async fn searches_are_narrowed_by_a_filter(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let mut points = Vec::new();
     for (n, (name, kind)) in [("a", "prose"), ("b", "pdf"), ("c", "prose")].into_iter().enumerate() {
         for mut p in chunks_of(&bm25, name, 1, 6, n * 6) {
@@ -264,7 +264,7 @@ pub async fn searches_are_narrowed_by_a_filter(store: &dyn VectorStore) {
 /// Stored vectors come back unit length (cosine stores normalise), in the
 /// stored direction; ids that are not stored are left out.
 pub async fn dense_vectors_are_unit_and_skip_missing_ids(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let mut points = chunks_of(&bm25, "a", 1, 3, 0);
     points[2].dense = points[2].dense.iter().map(|x| x * 2.5).collect();
     store.upsert(points.clone()).await.unwrap();
@@ -289,7 +289,7 @@ pub async fn dense_vectors_are_unit_and_skip_missing_ids(store: &dyn VectorStore
 /// A document's chunks come back complete, exactly as stored, in chunk
 /// order whatever the write order, and without other documents' chunks.
 pub async fn chunks_of_a_document_in_chunk_order(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let a = chunks_of(&bm25, "a", 1, 4, 0);
     let shuffled = vec![a[2].clone(), a[0].clone(), a[3].clone(), a[1].clone()];
     store.upsert(shuffled).await.unwrap();
@@ -303,7 +303,7 @@ pub async fn chunks_of_a_document_in_chunk_order(store: &dyn VectorStore) {
 /// The whole index, past any page size an adapter scrolls with, ordered by
 /// document then chunk index.
 pub async fn chunks_of_the_whole_index(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let mut expected = Vec::new();
     // Written out of document order; 700 points cross 512- and 256-point pages.
     for (n, name) in ["c", "a", "b"].into_iter().enumerate() {
@@ -320,7 +320,7 @@ pub async fn chunks_of_the_whole_index(store: &dyn VectorStore) {
 
 /// Optimising after bulk writes loses nothing and keeps search working.
 pub async fn optimize_keeps_everything(store: &dyn VectorStore) {
-    let bm25 = Bm25::english();
+    let bm25 = Bm25::new();
     let points = chunks_of(&bm25, "a", 1, 40, 0);
     store.upsert(points.clone()).await.unwrap();
     store.delete_document(&doc_id("a"), Some(2)).await.unwrap();

@@ -1,0 +1,125 @@
+//! Models as data, sealed per index: the `ragpipe` binary with the
+//! provisioned all-MiniLM-L6-v2 and with model folders of one's own made from
+//! its files. An index records the model that first embedded into it (name,
+//! width, weights hash); other weights under the same name are refused, a
+//! custom model is recorded under its own name and width, and a spec that
+//! misstates the width is refused instead of cut to fit.
+
+use ragpipe_embed::{ModelFiles, ModelVariant};
+use ragpipe_integration_tests::ragpipe_bin;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn ragpipe(data: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
+    let mut cmd = Command::new(ragpipe_bin());
+    cmd.arg("--data-dir").arg(data).args(args);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    cmd.output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn corpus() -> tempfile::TempDir {
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("policy.md"),
+        "# Remote work\n\nRemote work requires a signed VPN agreement and a company laptop with disk encryption.\n",
+    )
+    .unwrap();
+    folder
+}
+
+/// A model folder holding the provisioned MiniLM's tokenizer, `onnx` as its
+/// `model.onnx`, and `spec` as its `ragpipe-model.json`.
+fn model_folder(onnx: &Path, spec: &str) -> tempfile::TempDir {
+    let provisioned = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(onnx, dir.path().join("model.onnx")).unwrap();
+    std::os::unix::fs::symlink(&provisioned.tokenizer, dir.path().join("tokenizer.json")).unwrap();
+    std::fs::write(dir.path().join("ragpipe-model.json"), spec).unwrap();
+    dir
+}
+
+fn minilm(variant: ModelVariant) -> std::path::PathBuf {
+    ModelFiles::provisioned(variant).expect("model provisioned").onnx
+}
+
+#[test]
+fn an_index_refuses_other_weights_under_its_models_name() {
+    let (folder, data) = (corpus(), tempfile::tempdir().unwrap());
+    let out = ragpipe(data.path(), &[], &["ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found = ragpipe(data.path(), &[], &["search", "what does remote work need", "--json", "--no-threshold"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+
+    // The int8 weights, presented as all-MiniLM-L6-v2 itself.
+    let spec = r#"{"name": "all-MiniLM-L6-v2", "dims": 384, "max_tokens": 256}"#;
+    let imposter = model_folder(&minilm(ModelVariant::Int8), spec);
+    let env = [("RAGPIPE_MODEL_DIR", imposter.path())];
+    for args in [&["search", "what does remote work need"][..], &["ingest", folder.path().to_str().unwrap()]] {
+        let out = ragpipe(data.path(), &env, args);
+        let why = stderr(&out);
+        assert!(!out.status.success(), "{args:?} ran with other weights");
+        assert!(why.contains("is sealed to model all-MiniLM-L6-v2"), "{why}");
+        assert!(why.contains("weights sha256"), "{why}");
+        assert!(why.contains("ragpipe reindex"), "says what to do: {why}");
+    }
+    // The original files are found again: the index works as before.
+    let again = ragpipe(data.path(), &[], &["search", "what does remote work need", "--json", "--no-threshold"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+}
+
+#[test]
+fn a_custom_model_is_recorded_under_its_own_name_and_width() {
+    let (folder, data) = (corpus(), tempfile::tempdir().unwrap());
+    let custom = model_folder(&minilm(ModelVariant::Fp32), r#"{"name": "my-encoder", "dims": 384, "max_tokens": 128}"#);
+    let env = [("RAGPIPE_MODEL_DIR", custom.path())];
+    let config = data.path().join("ragpipe.toml");
+    std::fs::write(&config, "[model]\nname = \"custom\"\n").unwrap();
+    let cfg = config.to_str().unwrap();
+    let out = ragpipe(data.path(), &env, &["--config", cfg, "ingest", folder.path().to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found = ragpipe(data.path(), &env, &["--config", cfg, "search", "VPN agreement", "--json", "--no-threshold"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(json["index"]["model"], "my-encoder", "{json}");
+    assert!(json["index"]["name"].as_str().unwrap().starts_with("chunks_my-encoder_384d"), "{json}");
+
+    // A spec that misstates the width: refused, not cut to fit.
+    let wide = model_folder(&minilm(ModelVariant::Fp32), r#"{"name": "wide", "dims": 768, "max_tokens": 256}"#);
+    let env = [("RAGPIPE_MODEL_DIR", wide.path())];
+    let fresh = tempfile::tempdir().unwrap();
+    let out = ragpipe(fresh.path(), &env, &["--config", cfg, "ingest", folder.path().to_str().unwrap()]);
+    let why = stderr(&out);
+    assert!(!out.status.success());
+    assert!(why.contains("outputs 384-dimensional vectors but the spec of wide says 768"), "{why}");
+}
+
+#[test]
+fn a_spanish_folder_is_answered_in_spanish_with_the_multilingual_model() {
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/corpus-es");
+    for name in ["man-at.1.txt", "man-chmod.1.txt", "man-fstab.5.txt"] {
+        std::fs::copy(corpus.join(name), folder.path().join(name)).unwrap();
+    }
+    let config = data.path().join("ragpipe.toml");
+    std::fs::write(&config, "[model]\nname = \"multilingual-e5-small\"\n").unwrap();
+    let cfg = config.to_str().unwrap();
+    let out = ragpipe(data.path(), &[], &["--config", cfg, "ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let asked = "¿Qué archivos definen qué usuarios pueden usar at?";
+    let found = ragpipe(data.path(), &[], &["--config", cfg, "search", asked, "--json"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(json["index"]["model"], "multilingual-e5-small", "{json}");
+    assert_eq!(json["abstained"], false, "{json}");
+    let top = &json["hits"][0];
+    assert!(top["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{json}");
+    assert!(top["content"].as_str().unwrap().contains("los permisos para utilizarlos"), "{json}");
+    assert!(top["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
+}

@@ -1,0 +1,1 @@
+SELECT model_seal FROM indexes WHERE name = $1
