@@ -6,7 +6,7 @@ use ragpipe_embed::Embedder;
 use ragpipe_queue::{Delivery, Handler, Outcome, Topic};
 use ragpipe_state::{BatchStats, Completion, StateStore};
 use ragpipe_telemetry::metrics::metrics;
-use ragpipe_vectors::{Bm25, ChunkPayload, Language, Point};
+use ragpipe_vectors::{Bm25, ChunkPayload, Point};
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -122,9 +122,6 @@ impl EmbedStage {
                 return self.fail(job, Stage::Embed, format!("embedding panicked: {e}")).await;
             }
         };
-        // The lexical terms follow the document's language (see Bm25).
-        let sample: String = job.chunks.iter().map(|c| c.content.as_str()).take(8).collect::<Vec<_>>().join("\n");
-        let language = Language::of_document(&sample);
         let points = job
             .chunks
             .iter()
@@ -132,7 +129,7 @@ impl EmbedStage {
             .map(|(c, dense)| Point {
                 id: point_id(id, job.generation, c.index),
                 dense,
-                sparse: self.bm25.document_in(language, &c.text),
+                sparse: self.bm25.document(&c.text),
                 payload: ChunkPayload {
                     document_id: id.to_string(),
                     generation: job.generation,

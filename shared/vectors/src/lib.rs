@@ -16,7 +16,7 @@ mod payload;
 mod qdrant;
 pub mod retrieval;
 
-pub use bm25::{Bm25, Language, SparseVec};
+pub use bm25::{Bm25, SparseVec};
 pub use collections::{Collections, EdgeCollections, QdrantCollections};
 pub use edge::EdgeStore;
 pub use payload::ChunkPayload;
