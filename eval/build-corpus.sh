@@ -7,10 +7,13 @@
 #   RUST_DOC   docs shipped with the Rust 1.95.0 toolchain (rust-docs component)
 #   CRATES     the crates.io registry source cache of cargo
 #   PYENV_ROOT a pyenv checkout (its README.md)
-# plus Debian packages dpkg-dev, man-db, base-files, shared-mime-info and
-# python3.11 (/usr/share/..., /usr/lib/python3.11), the PyPI package
-# vega_datasets 0.9.0 (airports.csv, burtin.json; the workbook is written from
-# burtin.json by openpyxl 3.1.5) and the espeak-ng recording made by
+# plus Debian packages dpkg-dev, man-db, base-files, shared-mime-info,
+# python3.11, base-passwd, fontconfig, bc and gcc-12 (/usr/share/...,
+# /usr/lib/python3.11), the manual pages of gzip and tar rendered to text by
+# man-db/groff, the PyPI packages vega_datasets 0.9.0 (airports.csv,
+# us-employment.csv, burtin.json and cars.json; the workbooks are written by
+# openpyxl 3.1.5) and Django 4.2.16 (its sdist's docs/internals/security.txt),
+# and the espeak-ng recording made by
 # shared/extract/tests/fixtures/audio/make.sh (with its WebVTT sidecar).
 #
 # corpus/SOURCES.md (origins and licenses) is kept by hand; update it when the
@@ -44,37 +47,56 @@ files=(
   "apache-license-2.0.txt                         /usr/share/common-licenses/Apache-2.0"
   "shared-mime-info-spec.pdf                      /usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
   "heapq.py                                       /usr/lib/python3.11/heapq.py"
+  "cargo-faq.html                                 $RUST_DOC/cargo/faq.html"
+  "book-ch11-02-running-tests.html                $RUST_DOC/book/ch11-02-running-tests.html"
+  "rustdoc-documentation-tests.html               $RUST_DOC/rustdoc/write-documentation/documentation-tests.html"
+  "debian-users-and-groups.html                   /usr/share/doc/base-passwd/users-and-groups.html"
+  "fontconfig-user.html                           /usr/share/doc/fontconfig/fontconfig-user.html"
+  "bc-manual.html                                 /usr/share/doc/bc/bc.html"
+  "rayon-FAQ.md                                   $CRATES/rayon-1.12.0/FAQ.md"
+  "sqlx-FAQ.md                                    $CRATES/sqlx-0.8.6/FAQ.md"
+  "moka-README.md                                 $CRATES/moka-0.12.16/README.md"
+  "getrandom-README.md                            $CRATES/getrandom-0.3.4/README.md"
+  "shlex-quoting-warning.md                       $CRATES/shlex-1.3.0/src/quoting_warning.md"
+  "mozilla-public-license-2.0.txt                 /usr/share/common-licenses/MPL-2.0"
+  "dpkg-rootless-builds.txt                       /usr/share/doc/dpkg/spec/rootless-builds.txt"
+  "gcc-README.Bugs.txt                            /usr/share/doc/gcc-12-base/README.Bugs"
+  "tempfile.py                                    /usr/lib/python3.11/tempfile.py"
+  "scopeguard-lib.rs                              $CRATES/scopeguard-1.2.0/src/lib.rs"
   "northwind-welcome.wav                          $here/../shared/extract/tests/fixtures/audio/intro.wav"
   "northwind-welcome.vtt                          $here/../shared/extract/tests/fixtures/audio/intro.vtt"
 )
 
 mkdir -p "$out"
-for line in "${files[@]}"; do
-  read -r name src <<<"$line"
-  [[ -f "$src" ]] || { echo "missing source: $src" >&2; exit 1; }
-  install -m 0644 "$src" "$out/$name"
-  echo "$name <- $src"
+. "$here/corpus-lib.sh"
+copy_sources "$out" "${files[@]}"
+
+# Manual pages rendered to plain text (man-db 2.11.2, groff 1.22.4): 80
+# columns, no hyphenation or justification, ASCII, overstrikes removed.
+for page in gzip tar; do
+  MANWIDTH=80 man --nh --nj -E ascii -P cat "$page" | col -bx >"$out/$page.1.txt"
+  echo "$page.1.txt <- man $page"
 done
 
-# Tables from a pinned PyPI dataset package, in a throwaway venv.
+# Tables (and Django's security policy) from pinned PyPI packages, in a throwaway venv.
 venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet vega_datasets==0.9.0 openpyxl==3.1.5
+"$venv/bin/pip" download --quiet --no-deps --no-binary :all: django==4.2.16 -d "$venv/sdist"
+tar -xzf "$venv/sdist/Django-4.2.16.tar.gz" -C "$venv" Django-4.2.16/docs/internals/security.txt
+install -m 0644 "$venv/Django-4.2.16/docs/internals/security.txt" "$out/django-security-policies.txt"
+echo "django-security-policies.txt <- Django 4.2.16 sdist docs/internals/security.txt"
 data=$("$venv/bin/python" -c 'import vega_datasets, os; print(os.path.join(os.path.dirname(vega_datasets.__file__), "_data"))')
 install -m 0644 "$data/airports.csv" "$out/us-airports.csv"
 echo "us-airports.csv <- vega_datasets 0.9.0 airports.csv"
-"$venv/bin/python" - "$data/burtin.json" "$out/burtin-antibiotics.xlsx" <<'PY'
-import json, sys, openpyxl
-rows = json.load(open(sys.argv[1]))
-wb = openpyxl.Workbook()
-ws = wb.active
-ws.title = "Burtin 1951"
-ws.append(["Minimum inhibitory concentration of three antibiotics (Will Burtin, 1951)"])
-cols = ["Bacteria", "Penicillin", "Streptomycin", "Neomycin", "Gram_Staining", "Genus"]
-ws.append(cols)
-for r in rows:
-    ws.append([r[c] for c in cols])
-wb.save(sys.argv[2])
-PY
+install -m 0644 "$data/us-employment.csv" "$out/us-employment.csv"
+echo "us-employment.csv <- vega_datasets 0.9.0 us-employment.csv"
+"$venv/bin/python" "$here/json_to_xlsx.py" "$data/burtin.json" "$out/burtin-antibiotics.xlsx" "Burtin 1951" \
+  "Minimum inhibitory concentration of three antibiotics (Will Burtin, 1951)" \
+  Bacteria Penicillin Streptomycin Neomycin Gram_Staining Genus
 echo "burtin-antibiotics.xlsx <- vega_datasets 0.9.0 burtin.json via openpyxl"
+"$venv/bin/python" "$here/json_to_xlsx.py" "$data/cars.json" "$out/cars-fuel-economy.xlsx" "Cars 1970-1982" \
+  "Fuel economy and engine data of 406 car models, model years 1970-1982" \
+  Name Miles_per_Gallon Cylinders Displacement Horsepower Weight_in_lbs Acceleration Year Origin
+echo "cars-fuel-economy.xlsx <- vega_datasets 0.9.0 cars.json via openpyxl"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks eval/golden.jsonl and eval/ood.jsonl against eval/corpus/.
+"""Checks eval/golden.jsonl and eval/ood.jsonl against eval/corpus/ (or another
+golden set, out-of-domain set and corpus given with --golden, --ood, --corpus).
 
 Stdlib only. For HTML, Markdown and text files the visible text is extracted
 roughly the way the ragpipe extractors see it; every other kind (PDF,
@@ -13,10 +14,13 @@ chunk can hold both.
 
     python3 eval/check_golden.py            # check, print a summary
     python3 eval/check_golden.py --dump D   # print the checked text of doc D
+    python3 eval/check_golden.py --golden eval/golden-es.jsonl \
+        --ood eval/ood-es.jsonl --corpus eval/corpus-es   # the Spanish set
 
 Exits 1 on any violation.
 """
 
+import argparse
 import html
 import json
 import os
@@ -301,9 +305,9 @@ def check_golden(docs, errors, warnings):
     by_qid = defaultdict(list)
     per_doc = Counter()
     for no, g in rows:
-        where = f"golden.jsonl:{no}"
+        where = f"{GOLDEN.name}:{no}"
         missing = [f for f in fields if f not in g]
-        extra = [f for f in g if f not in fields]
+        extra = [f for f in g if f not in fields and f != "split"]  # split: optional, dev or test
         if missing:
             errors.append(f"{where}: missing fields {missing}")
             continue
@@ -312,8 +316,10 @@ def check_golden(docs, errors, warnings):
         if not all(nonempty_str(g[f]) for f in fields[:-1]):
             errors.append(f"{where}: fields {fields[:-1]} must be non-empty strings")
             continue
-        where = f"golden.jsonl:{no} ({g['id']})"
+        where = f"{GOLDEN.name}:{no} ({g['id']})"
         ids[g["id"]] += 1
+        if g.get("split", "dev") not in ("dev", "test"):
+            errors.append(f"{where}: split must be dev or test")
         if g["style"] not in ("doc", "ticket"):
             errors.append(f"{where}: style must be doc or ticket")
         if g["id"] != f"{g['qid']}-{g['style']}":
@@ -337,7 +343,7 @@ def check_golden(docs, errors, warnings):
             words = len(n.split())
             if not NEEDLE_WORDS[0] <= words <= NEEDLE_WORDS[1]:
                 errors.append(f"{where}: needle has {words} words: {raw!r}")
-            if any(ord(c) > 127 for c in raw):
+            if any(ord(c) > 127 and not c.isalpha() for c in raw):  # accented letters are fine
                 warnings.append(f"{where}: needle has non-ASCII characters: {raw!r}")
             in_body = count(doc.body, n)
             total = sum(count(d.page, n) for d in docs.values())
@@ -357,19 +363,19 @@ def check_golden(docs, errors, warnings):
                 errors.append(f"{where}: needles are {span} chars apart (max {MAX_SPAN})")
     for i, c in ids.items():
         if c > 1:
-            errors.append(f"golden.jsonl: id {i!r} used {c} times")
+            errors.append(f"{GOLDEN.name}: id {i!r} used {c} times")
     for qid, gs in sorted(by_qid.items()):
         styles = sorted(g["style"] for g in gs)
         if styles != ["doc", "ticket"]:
-            errors.append(f"golden.jsonl: qid {qid} has styles {styles}, want exactly doc + ticket")
+            errors.append(f"{GOLDEN.name}: qid {qid} has styles {styles}, want exactly doc + ticket")
             continue
         a, b = gs
-        if a["doc"] != b["doc"] or a["kind"] != b["kind"] or a["needles"] != b["needles"]:
-            errors.append(f"golden.jsonl: qid {qid}: doc, kind and needles must match across styles")
+        if a["doc"] != b["doc"] or a["kind"] != b["kind"] or a["needles"] != b["needles"] or a.get("split") != b.get("split"):
+            errors.append(f"{GOLDEN.name}: qid {qid}: doc, kind, needles and split must match across styles")
         if norm(a["query"]) == norm(b["query"]):
-            errors.append(f"golden.jsonl: qid {qid}: both styles have the same query")
+            errors.append(f"{GOLDEN.name}: qid {qid}: both styles have the same query")
     if len(by_qid) < MIN_QIDS:
-        errors.append(f"golden.jsonl: {len(by_qid)} qids, want >= {MIN_QIDS}")
+        errors.append(f"{GOLDEN.name}: {len(by_qid)} qids, want >= {MIN_QIDS}")
     for name in docs:
         if per_doc[name] == 0 and name not in AUX:
             warnings.append(f"corpus: {name} has no golden question")
@@ -380,9 +386,9 @@ def check_ood(errors):
     rows = read_jsonl(OOD, errors)
     ids = Counter()
     for no, o in rows:
-        where = f"ood.jsonl:{no}"
-        if set(o) != {"id", "query", "kind"}:
-            errors.append(f"{where}: fields must be exactly id, query, kind (got {sorted(o)})")
+        where = f"{OOD.name}:{no}"
+        if set(o) - {"split"} != {"id", "query", "kind"} or o.get("split", "dev") not in ("dev", "test"):
+            errors.append(f"{where}: fields must be exactly id, query, kind and an optional split dev/test (got {sorted(o)})")
             continue
         if not (nonempty_str(o["id"]) and nonempty_str(o["query"])):
             errors.append(f"{where}: id and query must be non-empty strings")
@@ -391,16 +397,24 @@ def check_ood(errors):
         ids[o["id"]] += 1
     for i, c in ids.items():
         if c > 1:
-            errors.append(f"ood.jsonl: id {i!r} used {c} times")
+            errors.append(f"{OOD.name}: id {i!r} used {c} times")
     if len(rows) < MIN_OOD:
-        errors.append(f"ood.jsonl: {len(rows)} lines, want >= {MIN_OOD}")
+        errors.append(f"{OOD.name}: {len(rows)} lines, want >= {MIN_OOD}")
     return rows
 
 
 def main(argv):
+    global CORPUS, GOLDEN, OOD
+    ap = argparse.ArgumentParser(description="Check a golden set and an out-of-domain set against a corpus.")
+    ap.add_argument("--golden", type=Path, default=GOLDEN)
+    ap.add_argument("--ood", type=Path, default=OOD)
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--dump", metavar="DOC", help="print the checked text of DOC and exit")
+    args = ap.parse_args(argv[1:])
+    CORPUS, GOLDEN, OOD = args.corpus, args.golden, args.ood
     docs = load_corpus()
-    if len(argv) == 3 and argv[1] == "--dump":
-        d = docs[argv[2]]
+    if args.dump:
+        d = docs[args.dump]
         lines = (" ".join(l.split()) for l in d.raw.splitlines())
         print(re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip())
         print("\n--- headings ---")

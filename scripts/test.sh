@@ -53,5 +53,6 @@ cargo test --workspace --no-fail-fast "${SERVER_TESTS[@]}"
 # The golden set's needles (PDF, workbook, code and audio text comes from
 # `ragpipe text`), then the retrieval regression gate (docs/EVALUATION.md).
 python3 eval/check_golden.py
+python3 eval/check_golden.py --golden eval/golden-es.jsonl --ood eval/ood-es.jsonl --corpus eval/corpus-es
 eval/gate.sh
 report_skipped
