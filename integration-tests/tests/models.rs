@@ -100,16 +100,19 @@ fn a_custom_model_is_recorded_under_its_own_name_and_width() {
 }
 
 #[test]
-fn a_spanish_folder_is_answered_in_spanish_with_the_multilingual_model() {
+fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish() {
     let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/corpus-es");
     for name in ["man-at.1.txt", "man-chmod.1.txt", "man-fstab.5.txt"] {
         std::fs::copy(corpus.join(name), folder.path().join(name)).unwrap();
     }
+    // Indexed first with the default model, then moved to e5 by a reindex.
+    let out = ragpipe(data.path(), &[], &["ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
     let config = data.path().join("ragpipe.toml");
     std::fs::write(&config, "[model]\nname = \"multilingual-e5-small\"\n").unwrap();
     let cfg = config.to_str().unwrap();
-    let out = ragpipe(data.path(), &[], &["--config", cfg, "ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    let out = ragpipe(data.path(), &[], &["--config", cfg, "reindex", "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
 
     let asked = "¿Qué archivos definen qué usuarios pueden usar at?";
