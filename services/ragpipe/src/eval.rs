@@ -64,15 +64,20 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             kind: g.kind.clone(),
             rank,
             nearest_distance: answer.nearest_distance.unwrap_or(2.0),
+            lexical_overlap: lexical_overlap(&bm25, &g.query, &answer),
             destroyed: !chunks.iter().any(|c| answers(&c.content, &g.needles, g.fuzzy)),
         });
     }
     let mut ood_results = Vec::with_capacity(ood.len());
     for (o, v) in ood.iter().zip(&vecs[golden.len()..]) {
         let answer = retrieval::search(store, &bm25, v, &o.query, &opts).await?;
-        ood_results.push(OodResult { id: o.id.clone(), nearest_distance: answer.nearest_distance.unwrap_or(2.0) });
+        ood_results.push(OodResult {
+            id: o.id.clone(),
+            nearest_distance: answer.nearest_distance.unwrap_or(2.0),
+            lexical_overlap: lexical_overlap(&bm25, &o.query, &answer),
+        });
     }
-    let facts = index_facts(state.as_ref(), &chunks).await?;
+    let facts = index_facts(state.as_ref(), &chunks, embedder.window()).await?;
     let run = serde_json::json!({
         "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(),
         "chunk_budget": config.chunking.budget, "contextual_header": config.chunking.contextual_header,
@@ -90,11 +95,20 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     Ok(gate(&report, &args))
 }
 
-async fn index_facts(state: &dyn StateStore, chunks: &[ChunkPayload]) -> anyhow::Result<IndexFacts> {
+/// The share of the query's BM25 terms that its first hit's text holds.
+fn lexical_overlap(bm25: &Bm25, query: &str, answer: &retrieval::Answer) -> f32 {
+    let terms = bm25.query(query).indices;
+    let Some(first) = answer.hits.first() else { return 0.0 };
+    let held = bm25.document(&first.payload.text).indices;
+    let shared = terms.iter().filter(|t| held.binary_search(t).is_ok()).count();
+    shared as f32 / terms.len().max(1) as f32
+}
+
+async fn index_facts(state: &dyn StateStore, chunks: &[ChunkPayload], window: usize) -> anyhow::Result<IndexFacts> {
     let indexed = state.counts().await?.get(DocStatus::Indexed);
     Ok(IndexFacts {
         chunks: chunks.len(),
-        chunks_over_window: chunks.iter().filter(|c| c.tokens > 256).count(),
+        chunks_over_window: chunks.iter().filter(|c| c.tokens as usize > window).count(),
         tokens_embedded: indexed.tokens,
         header_tokens: indexed.header_tokens,
     })

@@ -18,6 +18,10 @@ pub struct QueryResult {
     pub rank: Option<usize>,
     /// Cosine distance of the query's nearest chunk.
     pub nearest_distance: f32,
+    /// Share of the query's lexical terms that the first hit holds: evidence
+    /// for abstention beside the distance (docs/EVALUATION.md).
+    #[serde(default)]
+    pub lexical_overlap: f32,
     /// No single chunk of the index holds every needle: chunking destroyed it.
     pub destroyed: bool,
 }
@@ -27,6 +31,8 @@ pub struct QueryResult {
 pub struct OodResult {
     pub id: String,
     pub nearest_distance: f32,
+    #[serde(default)]
+    pub lexical_overlap: f32,
 }
 
 /// A proportion with its Wilson 95 % interval.
@@ -222,6 +228,7 @@ mod tests {
             kind: "html".into(),
             rank,
             nearest_distance: d,
+            lexical_overlap: 0.0,
             destroyed: false,
         }
     }
@@ -229,7 +236,7 @@ mod tests {
     #[test]
     fn recall_mrr_and_sweep() {
         let qs = vec![q("a", Some(1), 0.2), q("b", Some(5), 0.4), q("c", None, 0.7)];
-        let ood = vec![OodResult { id: "x".into(), nearest_distance: 0.5 }];
+        let ood = vec![OodResult { id: "x".into(), nearest_distance: 0.5, lexical_overlap: 0.0 }];
         let r = Report::build(serde_json::Value::Null, qs, ood, IndexFacts::default());
         assert_eq!(r.overall.recall[&1].value, 1.0 / 3.0);
         assert_eq!(r.overall.recall[&8].value, 2.0 / 3.0);
