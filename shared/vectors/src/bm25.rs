@@ -23,6 +23,12 @@ pub struct Bm25 {
     inner: EdgeBm25,
 }
 
+impl Default for Bm25 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Bm25 {
     pub fn new() -> Self {
         let inner = EdgeBm25::new(EdgeBm25Config::default()).expect("the default BM25 config is valid");
