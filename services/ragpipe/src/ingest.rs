@@ -72,7 +72,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let index = ragpipe_state::write_index(state.as_ref(), &first).await?;
     let embedder = wiring::load_embedder_for(&config, state.as_ref(), &index).await?;
     // Chunks are cut to the window of the model that embeds them.
-    let tokenizer = wiring::tokenizer_for(&config, &index)?;
+    let tokenizer = embedder.tokenizer().clone();
     let collections = wiring::collections(&config)?;
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
     // Transcript sidecars are read with their audio, not indexed on their own.

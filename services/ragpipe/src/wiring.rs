@@ -51,7 +51,10 @@ pub async fn load_embedder_for(
     let (name, variant) = ModelVariant::split_recorded(&index.model);
     let files = model_files(config, name, variant)
         .with_context(|| format!("index {} was built with model {}", index.name, index.model))?;
-    if index.model != configured_collection(config).map(|c| c.model).unwrap_or_default() {
+    // Told by names alone (a custom model's name is in its folder's spec).
+    if config.model.name != ragpipe_embed::CUSTOM
+        && index.model != self::variant(config).recorded_name(&config.model.name)
+    {
         tracing::info!(index = %index.name, model = %index.model, "using the index's model, not the configured one");
     }
     let embedder = load(config, &files)?;
@@ -95,12 +98,6 @@ fn load(config: &Config, files: &ModelFiles) -> anyhow::Result<Arc<OnnxEmbedder>
 /// a new index and of the next reindex).
 pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<ModelTokenizer>> {
     Ok(Arc::new(ModelTokenizer::load(&configured_files(config)?)?))
-}
-
-/// The tokenizer of the model `index` is sealed to, for chunks written to it.
-pub fn tokenizer_for(config: &Config, index: &IndexRecord) -> anyhow::Result<Arc<ModelTokenizer>> {
-    let (name, variant) = ModelVariant::split_recorded(&index.model);
-    Ok(Arc::new(ModelTokenizer::load(&model_files(config, name, variant)?)?))
 }
 
 /// The document state: PostgreSQL when `distributed.state_url` is set,

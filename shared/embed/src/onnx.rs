@@ -9,7 +9,7 @@ use ort::environment::Environment;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::TensorRef;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// ONNX Runtime allows one environment per process; the first embedder made
 /// loads the library, later ones share it.
@@ -27,7 +27,7 @@ fn environment(files: &ModelFiles) -> Result<Environment, EmbedError> {
 
 pub struct OnnxEmbedder {
     session: Mutex<Session>,
-    tokenizer: ModelTokenizer,
+    tokenizer: Arc<ModelTokenizer>,
     spec: ModelSpec,
     seal: ModelSeal,
     /// Whether the graph takes `token_type_ids` (BERT exports do).
@@ -41,7 +41,7 @@ impl OnnxEmbedder {
     /// that the graph's output width is the one its spec declares.
     pub fn load(files: &ModelFiles, threads: usize, batch_size: usize) -> Result<Self, EmbedError> {
         let env = environment(files)?;
-        let tokenizer = ModelTokenizer::load(files)?;
+        let tokenizer = Arc::new(ModelTokenizer::load(files)?);
         let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let session = Session::builder(&env)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
@@ -73,7 +73,7 @@ impl OnnxEmbedder {
     }
 
     /// The tokenizer the model uses, for chunkers to measure with.
-    pub fn tokenizer(&self) -> &ModelTokenizer {
+    pub fn tokenizer(&self) -> &Arc<ModelTokenizer> {
         &self.tokenizer
     }
 
