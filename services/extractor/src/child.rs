@@ -9,7 +9,8 @@
 //! with [`PANIC_MARKER`], so the parent can quote the parser's message.
 
 use ragpipe_core::{Document, Kind};
-use ragpipe_extract::{Limits, Sidecar, extract_with};
+use crate::speech::{AsrSettings, extract_one};
+use ragpipe_extract::{Limits, Sidecar};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read, Write};
 
@@ -24,6 +25,12 @@ pub(crate) struct Header {
     pub limits: Limits,
     pub len: u64,
     pub sidecar: Option<(String, u64)>,
+    /// Only measure the media's duration (the first of a transcription's two children).
+    #[serde(default)]
+    pub probe: bool,
+    /// Speech recognition for media without a sidecar.
+    #[serde(default)]
+    pub asr: Option<AsrSettings>,
 }
 
 /// What the child answers.
@@ -32,6 +39,8 @@ pub(crate) struct Header {
 pub(crate) enum Response {
     Ok(Document),
     Err(String),
+    /// A probe's answer: the media's length in seconds.
+    Duration(f64),
 }
 
 /// The first line of a request; the file's bytes and then the sidecar's
@@ -80,9 +89,16 @@ pub fn serve(input: impl Read, mut output: impl Write) -> i32 {
         Ok((header, bytes, sidecar)) => {
             let side = sidecar.as_ref().zip(header.sidecar.as_ref()).map(|(b, (n, _))| Sidecar { name: n, bytes: b });
             let limits = header.limits;
-            match extract_with(header.kind, &header.name, &bytes, side, &limits) {
-                Ok(doc) => Response::Ok(doc),
-                Err(e) => Response::Err(e.to_string()),
+            if header.probe {
+                match ragpipe_extract::media_duration(&header.name, &bytes, &limits) {
+                    Ok(seconds) => Response::Duration(seconds),
+                    Err(e) => Response::Err(e.to_string()),
+                }
+            } else {
+                match extract_one(header.kind, &header.name, &bytes, side, &limits, header.asr.as_ref()) {
+                    Ok(doc) => Response::Ok(doc),
+                    Err(e) => Response::Err(e),
+                }
             }
         }
         Err(e) => {
@@ -135,6 +151,8 @@ mod tests {
             limits: Limits::default(),
             len: len as u64,
             sidecar: sidecar.map(|(n, l)| (n.to_string(), l as u64)),
+            probe: false,
+            asr: None,
         }
     }
 

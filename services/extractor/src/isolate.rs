@@ -21,7 +21,8 @@
 
 use crate::child::{Header, PANIC_MARKER, Response, header_line};
 use ragpipe_core::{Document, Kind};
-use ragpipe_extract::{Limits, Sidecar, extract_with};
+use crate::speech::{AsrSettings, extract_one};
+use ragpipe_extract::{Limits, Sidecar};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -72,6 +73,8 @@ pub struct Request<'a> {
     pub bytes: Vec<u8>,
     pub sidecar: Option<(String, Vec<u8>)>,
     pub limits: Limits,
+    /// Speech recognition for media without a sidecar (None: such media fail).
+    pub asr: Option<AsrSettings>,
 }
 
 /// Extracts `req` where `isolation` says.
@@ -84,9 +87,10 @@ pub async fn extract_isolated(isolation: &Isolation, req: Request<'_>) -> Result
 
 async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
     let (kind, name, bytes, sidecar, limits) = (req.kind, req.name.to_string(), req.bytes, req.sidecar, req.limits);
+    let asr = req.asr;
     let joined = tokio::task::spawn_blocking(move || {
         let side = sidecar.as_ref().map(|(n, b)| Sidecar { name: n, bytes: b });
-        extract_with(kind, &name, &bytes, side, &limits).map_err(|e| e.to_string())
+        extract_one(kind, &name, &bytes, side, &limits, asr.as_ref())
     })
     .await;
     match joined {
@@ -99,6 +103,10 @@ async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
     }
 }
 
+/// CPU seconds a child may use per second of wall clock: the parsers are
+/// single-threaded, but ONNX Runtime runs its intra-op threads in parallel.
+const CPU_PER_WALL: u64 = 4;
+
 /// How much of the child's stderr is kept to explain its death.
 const STDERR_KEEP: u64 = 64 << 10;
 
@@ -108,6 +116,48 @@ async fn in_child(
     limits: &ChildLimits,
     req: Request<'_>,
 ) -> Result<Document, IsolateError> {
+    let mut header = Header {
+        kind: req.kind,
+        name: req.name.to_string(),
+        limits: req.limits,
+        len: req.bytes.len() as u64,
+        sidecar: req.sidecar.as_ref().map(|(n, b)| (n.clone(), b.len() as u64)),
+        probe: false,
+        asr: None,
+    };
+    let side = req.sidecar.as_ref().map(|(_, b)| b.as_slice());
+    let mut limits = *limits;
+    // Transcription takes time and memory in proportion to the recording,
+    // which only decoding it tells: a first child under the ordinary limits
+    // decodes it and reports its length, the second gets limits to match.
+    if let Some(asr) = req.asr.filter(|_| req.kind == Kind::Audio && req.sidecar.is_none()) {
+        header.probe = true;
+        let seconds = match run_child(program, args, &limits, &header, &req.bytes, side).await? {
+            Response::Duration(seconds) => seconds,
+            Response::Err(reason) => return Err(IsolateError::Failed(reason)),
+            Response::Ok(_) => return Err(IsolateError::Failed("extraction child answered a probe with a document".into())),
+        };
+        limits.timeout += asr.extra_time(seconds);
+        limits.memory_bytes = limits.memory_bytes.saturating_add(asr.extra_memory_bytes);
+        header.probe = false;
+        header.asr = Some(asr);
+    }
+    match run_child(program, args, &limits, &header, &req.bytes, side).await? {
+        Response::Ok(doc) => Ok(doc),
+        Response::Err(reason) => Err(IsolateError::Failed(reason)),
+        Response::Duration(_) => Err(IsolateError::Failed("extraction child answered with a duration".into())),
+    }
+}
+
+/// One child under `limits`, fed `header` and the bytes; its answer.
+async fn run_child(
+    program: &std::path::Path,
+    args: &[String],
+    limits: &ChildLimits,
+    header: &Header,
+    bytes: &[u8],
+    sidecar: Option<&[u8]>,
+) -> Result<Response, IsolateError> {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let (memory, cpu) = (limits.memory_bytes, limits.timeout.as_secs().max(1));
@@ -121,27 +171,21 @@ async fn in_child(
                 return Err(std::io::Error::last_os_error());
             }
             set_limit(libc::RLIMIT_AS, memory, memory)?;
-            // SIGXCPU at the soft limit, SIGKILL one second later.
-            set_limit(libc::RLIMIT_CPU, cpu, cpu + 1)?;
+            // SIGXCPU at the soft limit, SIGKILL one second later. CPU time
+            // counts every thread, so a transcription on N threads gets N times it.
+            set_limit(libc::RLIMIT_CPU, cpu * CPU_PER_WALL, cpu * CPU_PER_WALL + 1)?;
             set_limit(libc::RLIMIT_CORE, 0, 0)
         });
     }
     let mut child = cmd.spawn().map_err(|e| IsolateError::Spawn(format!("starting {}: {e}", program.display())))?;
-    let header = Header {
-        kind: req.kind,
-        name: req.name.to_string(),
-        limits: req.limits,
-        len: req.bytes.len() as u64,
-        sidecar: req.sidecar.as_ref().map(|(n, b)| (n.clone(), b.len() as u64)),
-    };
     let (mut stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     let feed = async move {
         let Some(pipe) = stdin.as_mut() else { return };
         // A child that dies early closes its end; its exit status says why.
         let _ = async {
-            pipe.write_all(&header_line(&header)).await?;
-            pipe.write_all(&req.bytes).await?;
-            if let Some((_, side)) = &req.sidecar {
+            pipe.write_all(&header_line(header)).await?;
+            pipe.write_all(bytes).await?;
+            if let Some(side) = sidecar {
                 pipe.write_all(side).await?;
             }
             pipe.shutdown().await
@@ -167,13 +211,10 @@ async fn in_child(
         return Err(IsolateError::Failed(format!("extraction output exceeds {} MiB", limits.max_output_bytes >> 20)));
     }
     if status.success() {
-        return match serde_json::from_slice::<Response>(&out.bytes) {
-            Ok(Response::Ok(doc)) => Ok(doc),
-            Ok(Response::Err(reason)) => Err(IsolateError::Failed(reason)),
-            Err(e) => Err(IsolateError::Failed(format!("extraction produced unreadable output: {e}"))),
-        };
+        return serde_json::from_slice::<Response>(&out.bytes)
+            .map_err(|e| IsolateError::Failed(format!("extraction produced unreadable output: {e}")));
     }
-    Err(IsolateError::Failed(death_reason(req.kind, status, &stderr, limits)))
+    Err(IsolateError::Failed(death_reason(header.kind, status, &stderr, limits)))
 }
 
 fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {

@@ -11,9 +11,11 @@
 pub mod child;
 pub mod isolate;
 mod service;
+pub mod speech;
 mod stage;
 
 pub use child::child_main;
 pub use isolate::{ChildLimits, Isolation};
 pub use service::{ExtractorConfig, Ports, run};
+pub use speech::AsrSettings;
 pub use stage::{ExtractOutcome, ExtractStage, SIDECAR_EXTENSIONS};

@@ -32,6 +32,8 @@ pub struct ExtractorConfig {
     pub max_attempts: i64,
     /// Chunks one document may have (`limits.max_chunks`).
     pub max_chunks: usize,
+    /// Speech recognition for media without a sidecar (`[asr]`; None = off).
+    pub asr: Option<crate::AsrSettings>,
 }
 
 impl ExtractorConfig {
@@ -64,6 +66,7 @@ impl ExtractorConfig {
             },
             max_attempts: config.workers.max_attempts.max(1),
             max_chunks: l.max_chunks as usize,
+            asr: crate::AsrSettings::from_config(config),
         })
     }
 }

@@ -112,7 +112,8 @@ impl ExtractStage {
             },
             _ => None,
         };
-        let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits };
+        let asr = self.config.asr.clone();
+        let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits, asr };
         tracing::Span::current().record("kind", kind.as_str());
         let extract = tracing::info_span!("extract", kind = kind.as_str());
         let doc = match extract_isolated(&self.config.isolation, request).instrument(extract).await {

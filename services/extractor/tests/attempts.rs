@@ -62,6 +62,7 @@ fn extractor(state: Arc<SqlStateStore>, queue: Arc<MemoryQueue>, source: Arc<Unr
         isolation: Isolation::InProcess,
         max_attempts: 3,
         max_chunks: 10_000,
+        asr: None,
     };
     Arc::new(ExtractStage::new(config, Ports { source, state, counter: Arc::new(Words) }, queue))
 }

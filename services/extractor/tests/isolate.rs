@@ -25,6 +25,7 @@ async fn reason(isolation: &Isolation) -> String {
         bytes: vec![b'x'; 100_000],
         sidecar: None,
         limits: Limits::default(),
+        asr: None,
     };
     match extract_isolated(isolation, req).await {
         Err(IsolateError::Failed(reason)) => reason,
@@ -79,7 +80,7 @@ async fn limits_are_applied_to_the_child() {
 async fn a_missing_program_is_retryable_not_a_document_failure() {
     let isolation = Isolation::ChildProcess { program: "/nonexistent/ragpipe".into(), args: vec![], limits: limits(5) };
     let req =
-        Request { kind: Kind::Text, name: "a.txt", bytes: b"hi".to_vec(), sidecar: None, limits: Limits::default() };
+        Request { kind: Kind::Text, name: "a.txt", bytes: b"hi".to_vec(), sidecar: None, limits: Limits::default(), asr: None };
     assert!(matches!(extract_isolated(&isolation, req).await, Err(IsolateError::Spawn(_))));
 }
 
@@ -92,6 +93,7 @@ async fn a_zero_sample_rate_is_a_corrupt_file_not_a_parser_panic() {
         bytes: std::fs::read(path).unwrap(),
         sidecar: None,
         limits: Limits::default(),
+        asr: None,
     };
     match extract_isolated(&Isolation::InProcess, req).await {
         Err(IsolateError::Failed(reason)) => {

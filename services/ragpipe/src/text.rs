@@ -1,7 +1,8 @@
 //! `ragpipe text <file>`: the canonical text of one file as the extractors
 //! make it, for checking what a document's `#char` offsets count in (and for
 //! `eval/check_golden.py`, which checks needles against it). Runs the
-//! extractor in this process with the configured limits.
+//! extractor in this process with the configured limits (and `[asr]`, so
+//! audio without a sidecar is transcribed).
 
 use crate::cli::TextArgs;
 use anyhow::Context;
@@ -21,8 +22,9 @@ pub fn run(config: Config, args: TextArgs) -> anyhow::Result<ExitCode> {
         Some((side.file_name()?.to_string_lossy().to_string(), bytes))
     });
     let sidecar = sidecar.as_ref().map(|(name, bytes)| Sidecar { name, bytes });
-    let limits = ragpipe_extractor::ExtractorConfig::from_config(&config)?.limits;
-    let doc = ragpipe_extract::extract_with(kind, &name, &bytes, sidecar, &limits)
+    let extractor = ragpipe_extractor::ExtractorConfig::from_config(&config)?;
+    let doc = ragpipe_extractor::speech::extract_one(kind, &name, &bytes, sidecar, &extractor.limits, extractor.asr.as_ref())
+        .map_err(anyhow::Error::msg)
         .with_context(|| format!("extracting {name}"))?;
     if args.json {
         println!("{}", serde_json::to_string(&doc)?);

@@ -3,6 +3,9 @@
 //! once at start. Unknown fields are errors: a misspelt limit must not
 //! silently fall back to its default.
 
+mod asr;
+
+pub use asr::AsrConfig;
 pub use ragpipe_core::{ChunkConfig, TableRows};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -16,6 +19,7 @@ pub struct Config {
     pub chunking: ChunkConfig,
     pub search: SearchConfig,
     pub limits: LimitsConfig,
+    pub asr: AsrConfig,
     pub workers: WorkersConfig,
     pub distributed: DistributedConfig,
     pub admin: AdminConfig,
@@ -194,6 +198,7 @@ impl Default for Config {
             chunking: ChunkConfig::default(),
             search: SearchConfig::default(),
             limits: LimitsConfig::default(),
+            asr: AsrConfig::default(),
             workers: WorkersConfig::default(),
             distributed: DistributedConfig::default(),
             admin: AdminConfig::default(),
@@ -327,6 +332,15 @@ impl Config {
         if let Some(v) = get("RAGPIPE_EXTRACT_MEMORY_MIB") {
             self.limits.extract_memory_mib = parse("RAGPIPE_EXTRACT_MEMORY_MIB", v)?;
         }
+        if let Some(v) = get("RAGPIPE_ASR_MODEL") {
+            self.asr.model = v;
+        }
+        if let Some(v) = get("RAGPIPE_ASR_DIR") {
+            self.asr.dir = Some(PathBuf::from(v));
+        }
+        if let Some(v) = get("RAGPIPE_ASR_LANGUAGE") {
+            self.asr.language = Some(v);
+        }
         if let Some(v) = get("RAGPIPE_SYNC_LEASE_SECS") {
             self.distributed.sync_lease_secs = Some(parse("RAGPIPE_SYNC_LEASE_SECS", v)?);
         }
@@ -401,7 +415,7 @@ impl Config {
         if l.max_duration_secs.is_nan() || l.max_duration_secs <= 0.0 {
             return bad(format!("limits.max_duration_secs must be positive, not {}", l.max_duration_secs));
         }
-        Ok(())
+        self.asr.validate().map_err(ConfigError::Invalid)
     }
 }
 

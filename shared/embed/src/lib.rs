@@ -13,7 +13,7 @@ mod spec;
 mod tokenizer;
 
 pub use model::{CUSTOM, ModelFiles, ModelVariant};
-pub use onnx::OnnxEmbedder;
+pub use onnx::{OnnxEmbedder, runtime_environment};
 pub use spec::{DEFAULT_MODEL, ModelSeal, ModelSpec, Pooling, SPEC_FILE};
 pub use tokenizer::{Encoded, ModelTokenizer};
 

@@ -97,10 +97,7 @@ impl ModelFiles {
         let Some((dir, spec)) = found else {
             return Err(EmbedError::MissingFiles(format!("model {name}: looked in {}", looked.join(", "))));
         };
-        let runtime = runtime
-            .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from))
-            .unwrap_or_else(|| root.join("onnxruntime").join("libonnxruntime.so.1.31.1"));
+        let runtime = Self::runtime_path(runtime);
         let onnx = dir.join(match variant {
             ModelVariant::Fp32 => "model.onnx",
             ModelVariant::Int8 => "model-int8.onnx",
@@ -113,6 +110,15 @@ impl ModelFiles {
             }
         }
         Ok(files)
+    }
+
+    /// The ONNX Runtime library: `runtime`, else `$ORT_DYLIB_PATH`, else the
+    /// one provisioned in the cache.
+    pub fn runtime_path(runtime: Option<&Path>) -> PathBuf {
+        runtime
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from))
+            .unwrap_or_else(|| Self::cache_root().join("onnxruntime").join("libonnxruntime.so.1.31.1"))
     }
 
     /// The name state and collections record for these files: the int8

@@ -9,20 +9,27 @@ use ort::environment::Environment;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::TensorRef;
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// ONNX Runtime allows one environment per process; the first embedder made
-/// loads the library, later ones share it.
+/// ONNX Runtime allows one environment per process; the first model made
+/// (embedder or speech recogniser) loads the library, later ones share it.
 static ENVIRONMENT: OnceLock<Result<Environment, String>> = OnceLock::new();
 
-fn environment(files: &ModelFiles) -> Result<Environment, EmbedError> {
+/// The process's ONNX Runtime environment, loading the shared library at
+/// `runtime` the first time (later calls share the first library loaded).
+pub fn runtime_environment(runtime: &Path) -> Result<Environment, EmbedError> {
     ENVIRONMENT
         .get_or_init(|| {
-            let builder = ort::init_from(&files.runtime).map_err(|e| e.to_string())?;
+            let builder = ort::init_from(runtime).map_err(|e| e.to_string())?;
             builder.with_name("ragpipe").build().map_err(|e| e.to_string())
         })
         .clone()
-        .map_err(|reason| EmbedError::Runtime { path: files.runtime.display().to_string(), reason })
+        .map_err(|reason| EmbedError::Runtime { path: runtime.display().to_string(), reason })
+}
+
+fn environment(files: &ModelFiles) -> Result<Environment, EmbedError> {
+    runtime_environment(&files.runtime)
 }
 
 pub struct OnnxEmbedder {

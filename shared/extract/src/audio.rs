@@ -1,21 +1,25 @@
-//! Audio (symphonia: wav, mp3, flac, ogg/vorbis, m4a/aac) with a WebVTT or
-//! SubRip sidecar transcript.
+//! Audio and the sound of video (symphonia: wav, mp3, flac, ogg/vorbis,
+//! m4a/aac, mp4, mkv/webm), with a WebVTT or SubRip sidecar transcript or,
+//! without one, a transcript made by speech recognition.
 //!
 //! The whole stream is decoded, not just probed: that is the only way to
 //! learn the true duration and to know the file is sound, and a recording
 //! that cannot be played should fail here with a reason rather than be cited
-//! by `#t=` ranges nobody can open. Samples are counted and dropped, so
-//! memory stays flat however long the recording.
+//! by `#t=` ranges nobody can open. Without a transcriber the samples are
+//! counted and dropped, so memory stays flat however long the recording;
+//! with one they are kept as 16 kHz mono (64 KB a second), which is what the
+//! recogniser reads.
 //!
-//! Canonical text: one cue per line, in the sidecar's order; each line is a
-//! [`BlockKind::Cue`] block with the cue's start and end in seconds.
-//! Transcribing audio without a sidecar is a separate feature (speech
-//! recognition); until it is configured such a file fails, retryably.
+//! Canonical text: one cue per line, in the sidecar's (or the recogniser's)
+//! order; each line is a [`BlockKind::Cue`] block with the cue's start and
+//! end in seconds. A sidecar, when present, wins over recognition.
 
+mod resample;
 mod subtitles;
 
 use crate::{ExtractError, Limits, Sidecar, fallback_title};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
+use symphonia::core::audio::SampleBuffer;
 use symphonia::core::codecs::{CODEC_TYPE_NULL, DecoderOptions};
 use symphonia::core::errors::Error as AudioError;
 use symphonia::core::formats::FormatOptions;
@@ -23,25 +27,47 @@ use symphonia::core::io::MediaSourceStream;
 use symphonia::core::meta::MetadataOptions;
 use symphonia::core::probe::Hint;
 
-/// The reason given for audio with no transcript to index.
-pub(crate) const NO_TRANSCRIPT: &str = "no transcript: speech recognition not configured";
+pub use subtitles::Cue;
+
+/// The reason given for audio with no sidecar when recognition is off.
+pub(crate) const NO_TRANSCRIPT: &str = "speech recognition disabled ([asr] model = \"off\")";
+
+/// Speech recognition as the audio extractor sees it: the port the
+/// extraction child fills with Whisper (`ragpipe-asr`).
+pub trait Transcriber {
+    /// Timed text of 16 kHz mono `samples`, in order. An error is the
+    /// failure reason as an admin reads it.
+    fn transcribe(&mut self, samples: &[f32]) -> Result<Vec<Cue>, String>;
+}
 
 pub(crate) fn extract(
     name: &str,
     bytes: &[u8],
     sidecar: Option<Sidecar<'_>>,
+    asr: Option<&mut dyn Transcriber>,
     limits: &Limits,
 ) -> Result<Document, ExtractError> {
-    let duration = decode_duration(name, bytes, limits)?;
-    let Some(sidecar) = sidecar else {
-        return Err(ExtractError::Malformed(NO_TRANSCRIPT.into()));
+    let want_samples = sidecar.is_none() && asr.is_some();
+    let (duration, samples) = decode(name, bytes, limits, want_samples)?;
+    let cues = match (sidecar, asr) {
+        (Some(sidecar), _) => {
+            let text = crate::text::decode(sidecar.bytes)?;
+            let cues = subtitles::parse(&text)
+                .map_err(|e| ExtractError::Malformed(format!("malformed transcript {}: {e}", sidecar.name)))?;
+            if cues.is_empty() {
+                return Err(ExtractError::Malformed(format!("empty transcript: {} has no cues", sidecar.name)));
+            }
+            cues
+        }
+        (None, Some(asr)) => {
+            let cues = asr.transcribe(&samples.unwrap_or_default()).map_err(ExtractError::Malformed)?;
+            if cues.is_empty() {
+                return Err(ExtractError::Malformed("no speech detected".into()));
+            }
+            cues
+        }
+        (None, None) => return Err(ExtractError::Malformed(NO_TRANSCRIPT.into())),
     };
-    let text = crate::text::decode(sidecar.bytes)?;
-    let cues = subtitles::parse(&text)
-        .map_err(|e| ExtractError::Malformed(format!("malformed transcript {}: {e}", sidecar.name)))?;
-    if cues.is_empty() {
-        return Err(ExtractError::Malformed(format!("empty transcript: {} has no cues", sidecar.name)));
-    }
     let mut out = String::new();
     let mut blocks = Vec::with_capacity(cues.len());
     for cue in cues {
@@ -63,15 +89,21 @@ pub(crate) fn extract(
     })
 }
 
+/// Decodes the whole stream (checking it as [`extract`] does) and returns
+/// its length in seconds, keeping no samples.
+pub(crate) fn duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, ExtractError> {
+    decode(name, bytes, limits, false).map(|(seconds, _)| seconds)
+}
+
 fn corrupt(why: impl std::fmt::Display) -> ExtractError {
     ExtractError::Malformed(format!("corrupt audio: {why}"))
 }
 
 /// Decodes every packet of the first audio track and returns its length in
-/// seconds. A stream that stops well short of the length its header
-/// declares is truncated; one whose packets mostly fail to decode is
-/// corrupt; either is an error.
-fn decode_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, ExtractError> {
+/// seconds, and its samples as 16 kHz mono when `keep` says so. A stream
+/// that stops well short of the length its header declares is truncated;
+/// one whose packets mostly fail to decode is corrupt; either is an error.
+fn decode(name: &str, bytes: &[u8], limits: &Limits, keep: bool) -> Result<(f64, Option<Vec<f32>>), ExtractError> {
     check_wav_format(bytes)?;
     let source = MediaSourceStream::new(Box::new(std::io::Cursor::new(bytes.to_vec())), Default::default());
     let mut hint = Hint::new();
@@ -92,6 +124,8 @@ fn decode_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, Ext
         return Err(too_long(d, limits));
     }
     let mut decoder = symphonia::default::get_codecs().make(&params, &DecoderOptions::default()).map_err(corrupt)?;
+    let mut pcm: Option<resample::ToMono16k> = None;
+    let mut scratch: Option<SampleBuffer<f32>> = None;
     let (mut frames, mut packets, mut failed) = (0u64, 0u64, 0u64);
     let mut first_error = None;
     loop {
@@ -106,7 +140,21 @@ fn decode_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, Ext
         }
         packets += 1;
         match decoder.decode(&packet) {
-            Ok(buf) => frames += buf.frames() as u64,
+            Ok(buf) => {
+                frames += buf.frames() as u64;
+                if keep {
+                    let spec = *buf.spec();
+                    let channels = spec.channels.count().max(1);
+                    let pcm = pcm.get_or_insert_with(|| resample::ToMono16k::new(spec.rate, channels));
+                    let need = buf.capacity() as u64;
+                    if scratch.as_ref().is_none_or(|s| s.capacity() < buf.capacity() * channels) {
+                        scratch = Some(SampleBuffer::new(need, spec));
+                    }
+                    let sb = scratch.as_mut().expect("made just above");
+                    sb.copy_interleaved_ref(buf);
+                    pcm.push(sb.samples());
+                }
+            }
             Err(AudioError::DecodeError(e)) => {
                 failed += 1;
                 first_error.get_or_insert(e);
@@ -129,7 +177,7 @@ fn decode_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, Ext
     if let Some(d) = declared.filter(|&d| seconds < d * 0.98 - 0.1) {
         return Err(corrupt(format!("truncated: {seconds:.1}s of {d:.1}s decodable")));
     }
-    Ok(seconds)
+    Ok((seconds, keep.then(|| pcm.map(resample::ToMono16k::finish).unwrap_or_default())))
 }
 
 /// Refuses a WAV whose `fmt ` chunk declares no samples: symphonia panics

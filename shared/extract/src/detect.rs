@@ -93,7 +93,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Pdf, &["pdf"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
-    (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac"]),
+    (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
 ];
 
 fn kind_for_extension(ext: &str) -> Option<Kind> {
@@ -120,7 +120,9 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         | "application/vnd.ms-excel"
         | "application/vnd.oasis.opendocument.spreadsheet" => Kind::Spreadsheet,
         "audio/x-wav" | "audio/wav" | "audio/mpeg" | "audio/x-flac" | "audio/ogg" | "audio/m4a" | "audio/x-m4a"
-        | "audio/aac" | "video/mp4" => Kind::Audio,
+        | "audio/aac" | "video/mp4" | "video/quicktime" | "video/x-m4v" | "video/x-matroska" | "video/webm" => {
+            Kind::Audio
+        }
         "text/html" => Kind::Html,
         _ => return None,
     })

@@ -15,6 +15,7 @@ mod text;
 
 use ragpipe_core::{Document, Kind};
 
+pub use audio::{Cue, Transcriber};
 pub use builder::TextBuilder;
 pub use detect::{detect, extension, extensions_of, kind_for_name};
 
@@ -95,6 +96,19 @@ pub fn extract_with(
     sidecar: Option<Sidecar<'_>>,
     limits: &Limits,
 ) -> Result<Document, ExtractError> {
+    extract_media(kind, name, bytes, sidecar, None, limits)
+}
+
+/// [`extract_with`] with speech recognition for media that have no sidecar
+/// (`asr` None: such media fail as recognition disabled).
+pub fn extract_media(
+    kind: Kind,
+    name: &str,
+    bytes: &[u8],
+    sidecar: Option<Sidecar<'_>>,
+    asr: Option<&mut dyn Transcriber>,
+    limits: &Limits,
+) -> Result<Document, ExtractError> {
     if bytes.is_empty() {
         return Err(ExtractError::Empty);
     }
@@ -110,7 +124,7 @@ pub fn extract_with(
         Kind::Spreadsheet => sheet::extract(name, bytes, limits)?,
         Kind::Csv => sheet::extract_csv(name, bytes, limits)?,
         Kind::Code => code::extract(name, &text::decode(bytes)?)?,
-        Kind::Audio => audio::extract(name, bytes, sidecar, limits)?,
+        Kind::Audio => audio::extract(name, bytes, sidecar, asr, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);
@@ -119,6 +133,16 @@ pub fn extract_with(
         return Err(ExtractError::Limit(format!("canonical text over {} (max_text_mib)", mib(limits.max_text_bytes))));
     }
     Ok(doc)
+}
+
+/// The length in seconds of a media file, decoded whole (so a damaged file
+/// fails here with the reason extraction would give): what the extraction
+/// child measures before a transcription's limits are set.
+pub fn media_duration(name: &str, bytes: &[u8], limits: &Limits) -> Result<f64, ExtractError> {
+    if bytes.is_empty() {
+        return Err(ExtractError::Empty);
+    }
+    audio::duration(name, bytes, limits)
 }
 
 /// A byte count as a person reads it in a reason: `16 MiB`, `1.5 MiB`.

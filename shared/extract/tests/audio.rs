@@ -62,7 +62,7 @@ fn every_format_decodes_and_takes_its_cues_from_the_sidecar() {
 fn damaged_or_untranscribed_audio_fails_with_a_precise_reason() {
     let limits = Limits::default();
     let reason = |name: &str, sidecar: Option<&str>| extract_audio(name, sidecar, &limits).unwrap_err();
-    assert_eq!(reason("silent-talk.wav", None), "no transcript: speech recognition not configured");
+    assert_eq!(reason("silent-talk.wav", None), "speech recognition disabled ([asr] model = \"off\")");
     assert_eq!(
         reason("corrupt-header.wav", Some("intro.vtt")),
         "corrupt audio: malformed stream: wav: malformed fmt chunk"

@@ -13,7 +13,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCode> {
-    let limits = ragpipe_extractor::ExtractorConfig::from_config(&config)?.limits;
+    let extractor = ragpipe_extractor::ExtractorConfig::from_config(&config)?;
+    let limits = extractor.limits;
     let mut docs = Vec::new();
     println!(
         "{:<32} {:>6} {:>9} {:>9} {:>12} {:>9} {:>10}",
@@ -24,7 +25,8 @@ pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCod
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         let started = Instant::now();
         let kind = ragpipe_extract::detect(&name, &bytes)?;
-        let doc = ragpipe_extract::extract_with(kind, &name, &bytes, None, &limits)
+        let doc = ragpipe_extractor::speech::extract_one(kind, &name, &bytes, None, &limits, extractor.asr.as_ref())
+            .map_err(anyhow::Error::msg)
             .with_context(|| format!("extracting {name}"))?;
         let secs = started.elapsed().as_secs_f64();
         let mb = bytes.len() as f64 / 1e6;
@@ -70,6 +72,8 @@ fn units(doc: &Document) -> (usize, &'static str) {
             (doc.blocks.iter().filter(|b| matches!(b.kind, BlockKind::TableRow { .. })).count(), "row")
         }
         Kind::Code | Kind::Text => (doc.text.lines().count(), "ln"),
+        // Seconds of audio per second of extraction: 1 / the real-time factor.
+        Kind::Audio => (doc.duration.unwrap_or(0.0).round() as usize, "s"),
         _ => (doc.blocks.len(), "blk"),
     }
 }

@@ -10,7 +10,7 @@
 
 /// One cue: spoken from `start` to `end` seconds, its lines joined by spaces.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Cue {
+pub struct Cue {
     pub start: f64,
     pub end: f64,
     pub text: String,

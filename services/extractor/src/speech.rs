@@ -1,0 +1,109 @@
+//! Speech recognition inside the extraction child: the settings that cross
+//! the pipe, and Whisper behind the extractor's [`Transcriber`] port.
+//!
+//! Why in the child: transcription decodes untrusted media (symphonia has
+//! panicked on crafted files) and runs minutes of native inference, so it
+//! gets the same isolation as every parser, with a wall clock and address
+//! space scaled to the recording (measured first by a decode-only child,
+//! see [`crate::isolate`]). Each audio document loads the model afresh
+//! (~0.3 s for base, next to ~5 s of compute per minute of speech) and the
+//! memory goes back to the system when the child exits.
+
+use ragpipe_asr::{Variant, Whisper};
+use ragpipe_config::Config;
+use ragpipe_extract::{Cue, Transcriber};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the model is and how to run it, as the child is told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AsrSettings {
+    /// `whisper-base`, `whisper-tiny.en`: what documents record.
+    pub name: String,
+    pub dir: PathBuf,
+    /// The ONNX Runtime library.
+    pub runtime: PathBuf,
+    pub language: Option<String>,
+    pub threads: usize,
+    /// Extraction seconds per second of audio on top of the base timeout.
+    pub seconds_per_audio_second: f64,
+    /// Extra address space of a transcribing child, bytes.
+    pub extra_memory_bytes: u64,
+}
+
+impl AsrSettings {
+    /// From `[asr]` (None when `model = "off"`).
+    pub fn from_config(config: &Config) -> Option<Self> {
+        let a = &config.asr;
+        if !a.enabled() {
+            return None;
+        }
+        let name = format!("whisper-{}", a.model);
+        let dir = a.dir.clone().unwrap_or_else(|| ragpipe_embed::ModelFiles::cache_root().join("models").join(&name));
+        let threads = if a.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { a.threads };
+        Some(AsrSettings {
+            name,
+            dir,
+            runtime: ragpipe_embed::ModelFiles::runtime_path(config.model.runtime.as_deref()),
+            language: a.language.clone(),
+            threads,
+            seconds_per_audio_second: a.seconds_per_audio_second,
+            extra_memory_bytes: a.memory_mib << 20,
+        })
+    }
+
+    /// The wall clock a recording of `seconds` gets beyond the base timeout.
+    pub fn extra_time(&self, seconds: f64) -> Duration {
+        Duration::from_secs_f64((seconds * self.seconds_per_audio_second).max(0.0))
+    }
+
+    /// Loads the model (in the child, or on a blocking thread in-process).
+    fn load(&self) -> Result<Whisper, String> {
+        let env = ragpipe_embed::runtime_environment(&self.runtime).map_err(|e| e.to_string())?;
+        let whisper = Whisper::load(&self.dir, &env, self.threads, Variant::Fp32).map_err(|e| e.to_string())?;
+        if let Some(lang) = &self.language {
+            whisper.spec().prompt(lang).map_err(|e| e.to_string())?;
+        }
+        Ok(whisper)
+    }
+}
+
+/// Whisper as the audio extractor's port, loaded on the first recording
+/// that needs it (a file that fails to decode never pays for the model).
+pub struct WhisperTranscriber<'a> {
+    settings: &'a AsrSettings,
+    whisper: Option<Whisper>,
+}
+
+impl<'a> WhisperTranscriber<'a> {
+    pub fn new(settings: &'a AsrSettings) -> Self {
+        WhisperTranscriber { settings, whisper: None }
+    }
+}
+
+impl Transcriber for WhisperTranscriber<'_> {
+    fn transcribe(&mut self, samples: &[f32]) -> Result<Vec<Cue>, String> {
+        let whisper = match &mut self.whisper {
+            Some(w) => w,
+            None => self.whisper.insert(self.settings.load()?),
+        };
+        let t = whisper.transcribe(samples, self.settings.language.as_deref()).map_err(|e| e.to_string())?;
+        Ok(t.segments.into_iter().map(|s| Cue { start: s.start, end: s.end, text: s.text }).collect())
+    }
+}
+
+/// Extracts one file, with speech recognition for media without a sidecar
+/// when `asr` is set: the one path the child and in-process extraction share.
+pub fn extract_one(
+    kind: ragpipe_core::Kind,
+    name: &str,
+    bytes: &[u8],
+    sidecar: Option<ragpipe_extract::Sidecar<'_>>,
+    limits: &ragpipe_extract::Limits,
+    asr: Option<&AsrSettings>,
+) -> Result<ragpipe_core::Document, String> {
+    let mut model = asr.map(WhisperTranscriber::new);
+    let port = model.as_mut().map(|m| m as &mut dyn Transcriber);
+    ragpipe_extract::extract_media(kind, name, bytes, sidecar, port, limits).map_err(|e| e.to_string())
+}
