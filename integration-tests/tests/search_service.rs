@@ -170,6 +170,16 @@ fn one_process_indexes_a_folder_keeps_it_in_sync_and_answers() {
     .unwrap();
     let answer = found("when is the causeway to the island under water", "tides.md");
     assert_eq!(answer["hits"][0]["document"].as_str().map(|d| d.ends_with("tides.md")), Some(true), "{answer}");
-    let (code, status) = common::net::http_get(&format!("{admin}/api/status"), None);
-    assert_eq!((code, status["documents"]["indexed"].as_i64()), (200, Some(2)), "{status}");
+    // The new document's points are searchable a moment before the embedder
+    // commits its state (count read back, then `indexed`): wait for that.
+    let started = std::time::Instant::now();
+    loop {
+        let (code, status) = common::net::http_get(&format!("{admin}/api/status"), None);
+        assert_eq!(code, 200, "{status}");
+        if status["documents"]["indexed"].as_i64() == Some(2) {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 60, "tides.md never indexed: {status}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }

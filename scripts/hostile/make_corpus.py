@@ -303,7 +303,7 @@ def fixtures_as_is(c: Corpus):
             # SheetJS's compact xlsb records: refused, not read with holes.
             ("sheets/book-sheetjs.xlsb", "book-sheetjs.xlsb", "unsupported-variant", "failed", "compact xlsb cell records"),
             ("audio/truncated.mp3", "fixture-truncated.mp3", "truncated", "either", ""),
-            ("audio/intro-mp3.mp3", "mp3-without-sidecar.mp3", "no-text", "failed", "no transcript"),
+            ("audio/intro-mp3.mp3", "mp3-without-sidecar.mp3", "no-text", "indexed", "transcribed: speech recognition"),
         ]
     for src, name, kind, expect, note in items:
         c.add(name, fx(src), kind, expect, note)

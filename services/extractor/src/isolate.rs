@@ -103,10 +103,6 @@ async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
     }
 }
 
-/// CPU seconds a child may use per second of wall clock: the parsers are
-/// single-threaded, but ONNX Runtime runs its intra-op threads in parallel.
-const CPU_PER_WALL: u64 = 4;
-
 /// How much of the child's stderr is kept to explain its death.
 const STDERR_KEEP: u64 = 64 << 10;
 
@@ -127,12 +123,16 @@ async fn in_child(
     };
     let side = req.sidecar.as_ref().map(|(_, b)| b.as_slice());
     let mut limits = *limits;
+    // The parsers are single-threaded; a transcription runs ONNX Runtime's
+    // intra-op threads in parallel, so its CPU time may be that many times
+    // its wall clock.
+    let mut threads = 1u64;
     // Transcription takes time and memory in proportion to the recording,
     // which only decoding it tells: a first child under the ordinary limits
     // decodes it and reports its length, the second gets limits to match.
     if let Some(asr) = req.asr.filter(|_| req.kind == Kind::Audio && req.sidecar.is_none()) {
         header.probe = true;
-        let seconds = match run_child(program, args, &limits, &header, &req.bytes, side).await? {
+        let seconds = match run_child(program, args, &limits, 1, &header, &req.bytes, side).await? {
             Response::Duration(seconds) => seconds,
             Response::Err(reason) => return Err(IsolateError::Failed(reason)),
             Response::Ok(_) => return Err(IsolateError::Failed("extraction child answered a probe with a document".into())),
@@ -140,27 +140,30 @@ async fn in_child(
         limits.timeout += asr.extra_time(seconds);
         limits.memory_bytes = limits.memory_bytes.saturating_add(asr.extra_memory_bytes);
         header.probe = false;
+        threads = asr.threads as u64;
         header.asr = Some(asr);
     }
-    match run_child(program, args, &limits, &header, &req.bytes, side).await? {
+    match run_child(program, args, &limits, threads, &header, &req.bytes, side).await? {
         Response::Ok(doc) => Ok(doc),
         Response::Err(reason) => Err(IsolateError::Failed(reason)),
         Response::Duration(_) => Err(IsolateError::Failed("extraction child answered with a duration".into())),
     }
 }
 
-/// One child under `limits`, fed `header` and the bytes; its answer.
+/// One child under `limits` (CPU time: `threads` × the wall clock), fed
+/// `header` and the bytes; its answer.
 async fn run_child(
     program: &std::path::Path,
     args: &[String],
     limits: &ChildLimits,
+    threads: u64,
     header: &Header,
     bytes: &[u8],
     sidecar: Option<&[u8]>,
 ) -> Result<Response, IsolateError> {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
-    let (memory, cpu) = (limits.memory_bytes, limits.timeout.as_secs().max(1));
+    let (memory, cpu) = (limits.memory_bytes, limits.timeout.as_secs().max(1) * threads.max(1));
     // SAFETY: the closure runs between fork and exec and only calls
     // setrlimit and prctl, which are async-signal-safe; it allocates nothing.
     unsafe {
@@ -171,9 +174,8 @@ async fn run_child(
                 return Err(std::io::Error::last_os_error());
             }
             set_limit(libc::RLIMIT_AS, memory, memory)?;
-            // SIGXCPU at the soft limit, SIGKILL one second later. CPU time
-            // counts every thread, so a transcription on N threads gets N times it.
-            set_limit(libc::RLIMIT_CPU, cpu * CPU_PER_WALL, cpu * CPU_PER_WALL + 1)?;
+            // SIGXCPU at the soft limit, SIGKILL one second later.
+            set_limit(libc::RLIMIT_CPU, cpu, cpu + 1)?;
             set_limit(libc::RLIMIT_CORE, 0, 0)
         });
     }

@@ -64,9 +64,7 @@ impl Whisper {
             }
             let prompt = self.spec.prompt(&out.language)?;
             let d = self.decode(&cross, &prompt)?;
-            if std::env::var_os("RAGPIPE_ASR_TRACE").is_some() {
-                eprintln!("window @{t0:.2}s prompt {prompt:?} tokens {:?} no_speech {:.3} avg {:.3}", d.tokens, d.no_speech, d.avg_logprob);
-            }
+            tracing::debug!(at = t0, tokens = ?d.tokens, no_speech = d.no_speech, avg_logprob = d.avg_logprob, "window decoded");
             if d.no_speech > NO_SPEECH && d.avg_logprob < LOGPROB {
                 out.skipped_windows += 1;
                 seek += size;
