@@ -80,25 +80,12 @@ impl Run {
     }
 }
 
-fn reasons(summary: &Value) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = summary["failed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let doc = f["document"].as_str().unwrap();
-            (doc.rsplit('/').next().unwrap().to_string(), f["reason"].as_str().unwrap().to_string())
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     // Recognition off: silent-talk.wav (speech, no sidecar) is the case of a
     // deployment without it (tests/speech.rs covers it on).
-    let run = Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n");
+    let run =
+        Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n");
     for kind in ["pdf", "audio", "sheets", "code"] {
         copy_fixtures(kind, run.folder.path());
     }
@@ -172,7 +159,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("truncated.pdf", "malformed PDF: failed parsing cross reference table: invalid start value"),
         ("truncated.xlsx", "malformed spreadsheet: invalid zip archive (truncated or corrupt)"),
     ];
-    let got = reasons(&summary);
+    let got = common::failure_reasons(&summary);
     assert_eq!(got.iter().map(|(d, r)| (d.as_str(), r.as_str())).collect::<Vec<_>>(), expected, "{summary}");
     assert_eq!(summary["sync"]["new"], indexed + expected.len(), "sidecars are not documents");
 
@@ -332,6 +319,9 @@ fn a_spinning_extraction_is_stopped_at_the_time_limit() {
     let (code, summary) = run.ingest();
     assert_eq!(code, 1, "{summary}");
     assert_eq!(summary["indexed"], 1, "the other document is indexed: {summary}");
-    assert_eq!(reasons(&summary), [("spin.pdf".to_string(), "extraction timed out after 1s".to_string())]);
+    assert_eq!(
+        common::failure_reasons(&summary),
+        [("spin.pdf".to_string(), "extraction timed out after 1s".to_string())]
+    );
     assert!(started.elapsed().as_secs() < 60);
 }

@@ -44,16 +44,7 @@ fn media_without_sidecars_are_transcribed_and_found_by_what_is_said() {
     let (code, summary) = run(&["ingest", folder.path().to_str().unwrap(), "--json"]);
     assert_eq!(code, 1, "the silent files fail: {summary}");
     assert_eq!(summary["indexed"], 5, "{summary}");
-    let mut failed: Vec<(String, String)> = summary["failed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let doc = f["document"].as_str().unwrap();
-            (doc.rsplit('/').next().unwrap().to_string(), f["reason"].as_str().unwrap().to_string())
-        })
-        .collect();
-    failed.sort();
+    let failed = common::failure_reasons(&summary);
     let none = "no speech detected".to_string();
     assert_eq!(
         failed,
@@ -61,7 +52,8 @@ fn media_without_sidecars_are_transcribed_and_found_by_what_is_said() {
         "no invented text on sounds that are not speech"
     );
 
-    for (name, seconds) in [("station.mp3", 10.5), ("station.ogg", 10.5), ("briefing.mkv", 6.0), ("briefing.mp4", 6.0)] {
+    for (name, seconds) in [("station.mp3", 10.5), ("station.ogg", 10.5), ("briefing.mkv", 6.0), ("briefing.mp4", 6.0)]
+    {
         let (code, chunks) = run(&["chunks", folder.path().join(name).to_str().unwrap(), "--json"]);
         assert_eq!(code, 0, "{name}: {chunks}");
         let (_, doc) = run(&["text", folder.path().join(name).to_str().unwrap(), "--json"]);

@@ -83,3 +83,19 @@ pub fn run_json(mut cmd: Command, args: &[&str]) -> (i32, serde_json::Value) {
     });
     (out.status.code().unwrap_or(-1), json)
 }
+
+/// `(file name, reason)` of every failed document in an `ingest --json`
+/// summary, sorted by name.
+pub fn failure_reasons(summary: &serde_json::Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = summary["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let doc = f["document"].as_str().unwrap();
+            (doc.rsplit('/').next().unwrap().to_string(), f["reason"].as_str().unwrap().to_string())
+        })
+        .collect();
+    out.sort();
+    out
+}

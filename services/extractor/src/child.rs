@@ -8,8 +8,8 @@
 //! `{"err": "reason"}`. A panic is reported on stderr as one line starting
 //! with [`PANIC_MARKER`], so the parent can quote the parser's message.
 
-use ragpipe_core::{Document, Kind};
 use crate::speech::{AsrSettings, extract_one};
+use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{Limits, Sidecar};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read, Write};

@@ -20,8 +20,8 @@
 //! in the extractor notes) is small next to embedding the document.
 
 use crate::child::{Header, PANIC_MARKER, Response, header_line};
-use ragpipe_core::{Document, Kind};
 use crate::speech::{AsrSettings, extract_one};
+use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{Limits, Sidecar};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -135,7 +135,9 @@ async fn in_child(
         let seconds = match run_child(program, args, &limits, 1, &header, &req.bytes, side).await? {
             Response::Duration(seconds) => seconds,
             Response::Err(reason) => return Err(IsolateError::Failed(reason)),
-            Response::Ok(_) => return Err(IsolateError::Failed("extraction child answered a probe with a document".into())),
+            Response::Ok(_) => {
+                return Err(IsolateError::Failed("extraction child answered a probe with a document".into()));
+            }
         };
         limits.timeout += asr.extra_time(seconds);
         limits.memory_bytes = limits.memory_bytes.saturating_add(asr.extra_memory_bytes);

@@ -41,7 +41,8 @@ impl AsrSettings {
         }
         let name = format!("whisper-{}", a.model);
         let dir = a.dir.clone().unwrap_or_else(|| ragpipe_embed::ModelFiles::cache_root().join("models").join(&name));
-        let threads = if a.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { a.threads };
+        let threads =
+            if a.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { a.threads };
         Some(AsrSettings {
             name,
             dir,

@@ -79,8 +79,14 @@ async fn limits_are_applied_to_the_child() {
 #[tokio::test]
 async fn a_missing_program_is_retryable_not_a_document_failure() {
     let isolation = Isolation::ChildProcess { program: "/nonexistent/ragpipe".into(), args: vec![], limits: limits(5) };
-    let req =
-        Request { kind: Kind::Text, name: "a.txt", bytes: b"hi".to_vec(), sidecar: None, limits: Limits::default(), asr: None };
+    let req = Request {
+        kind: Kind::Text,
+        name: "a.txt",
+        bytes: b"hi".to_vec(),
+        sidecar: None,
+        limits: Limits::default(),
+        asr: None,
+    };
     assert!(matches!(extract_isolated(&isolation, req).await, Err(IsolateError::Spawn(_))));
 }
 

@@ -65,7 +65,8 @@ impl Whisper {
                 .commit_from_file(&path)
                 .map_err(|e| AsrError::Model(format!("{}: {e}", path.display())))
         };
-        let (encoder, cross_kv, decoder) = (graph(&spec.files.encoder)?, graph(&spec.files.cross_kv)?, graph(&spec.files.decoder)?);
+        let (encoder, cross_kv, decoder) =
+            (graph(&spec.files.encoder)?, graph(&spec.files.cross_kv)?, graph(&spec.files.decoder)?);
         let tok_path = dir.join(&spec.files.tokenizer);
         let tokenizer =
             Tokenizer::from_file(&tok_path).map_err(|e| AsrError::Model(format!("{}: {e}", tok_path.display())))?;
@@ -81,7 +82,10 @@ impl Whisper {
     pub(crate) fn encode(&mut self, mel: &[f32]) -> Result<Cross, AsrError> {
         let a = &self.spec.audio;
         let shape = [1usize, a.n_mels, a.n_frames];
-        let out = self.encoder.run(ort::inputs!["mel" => TensorRef::from_array_view((shape, mel)).map_err(inference)?]).map_err(inference)?;
+        let out = self
+            .encoder
+            .run(ort::inputs!["mel" => TensorRef::from_array_view((shape, mel)).map_err(inference)?])
+            .map_err(inference)?;
         let (fshape, features) = out["audio_features"].try_extract_tensor::<f32>().map_err(inference)?;
         let fshape: Vec<usize> = fshape.iter().map(|&d| d as usize).collect();
         let features = TensorRef::from_array_view((fshape, features)).map_err(inference)?;

@@ -42,7 +42,7 @@ pub(crate) fn apply(spec: &AsrSpec, logits: &mut [f32], sampled: &[u32]) {
             }
         }
         if let Some(&last) = sampled.iter().rev().find(|&&x| is_ts(x)) {
-            let upto = (last as usize + usize::from(!(last_ts && !penult_ts))).min(logits.len());
+            let upto = (last as usize + usize::from(!last_ts || penult_ts)).min(logits.len());
             logits[tb..upto].fill(ninf);
         }
     }
@@ -90,7 +90,12 @@ mod tests {
         AsrSpec {
             name: "toy".into(),
             multilingual: false,
-            files: Files { encoder: String::new(), cross_kv: String::new(), decoder: String::new(), tokenizer: String::new() },
+            files: Files {
+                encoder: String::new(),
+                cross_kv: String::new(),
+                decoder: String::new(),
+                tokenizer: String::new(),
+            },
             audio: AudioSpec { sample_rate: 16000, hop_length: 160, n_mels: 80, n_frames: 3000 },
             model: Dims { n_text_ctx: 448, n_vocab: 64, decoder_layers: 1, decoder_heads: 1, head_dim: 1 },
             tokens: Tokens {

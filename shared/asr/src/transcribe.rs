@@ -103,7 +103,12 @@ impl Whisper {
                 out.dropped_windows += 1;
             } else {
                 for (start, end, text) in found {
-                    push_segment(&mut out.segments, start, end.min(samples.len() as f64 / f64::from(a.sample_rate)), text);
+                    push_segment(
+                        &mut out.segments,
+                        start,
+                        end.min(samples.len() as f64 / f64::from(a.sample_rate)),
+                        text,
+                    );
                 }
             }
             // A window whose last timestamp is 0.00 would never move: it moves whole.

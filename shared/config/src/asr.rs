@@ -57,8 +57,11 @@ impl AsrConfig {
         if self.language.as_deref().is_some_and(|l| l.is_empty() || !l.chars().all(|c| c.is_ascii_lowercase())) {
             return Err(format!("asr.language must be a language code such as en or es, not {:?}", self.language));
         }
-        if !(self.seconds_per_audio_second > 0.0) {
-            return Err(format!("asr.seconds_per_audio_second must be positive, not {}", self.seconds_per_audio_second));
+        if self.seconds_per_audio_second.is_nan() || self.seconds_per_audio_second <= 0.0 {
+            return Err(format!(
+                "asr.seconds_per_audio_second must be positive, not {}",
+                self.seconds_per_audio_second
+            ));
         }
         Ok(())
     }
