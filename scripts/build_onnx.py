@@ -195,7 +195,11 @@ def build_encoder(t: Callable[[str], np.ndarray], *, hidden: int, heads: int, la
     return model
 
 
-def quantize_int8(fp32_path: Path, out_path: Path) -> None:
+def quantize_int8(source: Path | onnx.ModelProto, out_path: Path, *, op_types: list[str] | None = None,
+                  per_channel: bool = True) -> None:
+    """Dynamic int8 quantisation of `source` (a file or an in-memory graph):
+    weights int8, activations quantised per call. `op_types` limits which ops
+    are quantised (None: every op type onnxruntime's dynamic mode knows)."""
     # Imported here so a plain fp32 build does not need onnxruntime.
     import logging
 
@@ -209,7 +213,8 @@ def quantize_int8(fp32_path: Path, out_path: Path) -> None:
     level = root.level
     root.setLevel(logging.ERROR)
     try:
-        quantize_dynamic(str(fp32_path), str(out_path), weight_type=QuantType.QInt8, per_channel=True)
+        quantize_dynamic(source if isinstance(source, onnx.ModelProto) else str(source), str(out_path),
+                         weight_type=QuantType.QInt8, per_channel=per_channel, op_types_to_quantize=op_types)
     finally:
         root.setLevel(level)
 
@@ -222,15 +227,19 @@ def atomic_save(model: onnx.ModelProto, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def save_models(model: onnx.ModelProto, out: Path, int8_out: Path | None, tool: str = "build_onnx") -> None:
-    """Check and write the fp32 graph, then its int8 copy if asked for."""
+def save_models(model: onnx.ModelProto, out: Path, int8_out: Path | None, tool: str = "build_onnx", *,
+                int8_from: onnx.ModelProto | None = None, **quant) -> None:
+    """Check and write the fp32 graph, then its int8 copy if asked for. The
+    copy is quantised from `int8_from` when given (the same function, laid
+    out for the quantiser), else from the fp32 graph; `quant` goes to
+    quantize_int8."""
     onnx.checker.check_model(model, full_check=True)
     atomic_save(model, out)
     print(f"{tool}: wrote {out} ({len(model.graph.node)} nodes)")
 
     if int8_out:
         tmp = int8_out.with_name(int8_out.name + ".tmp")
-        quantize_int8(out, tmp)
+        quantize_int8(out if int8_from is None else int8_from, tmp, **quant)
         os.replace(tmp, int8_out)
         print(f"{tool}: wrote {int8_out}")
 

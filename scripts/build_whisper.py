@@ -17,19 +17,24 @@ Graphs (fp32; `batch` is symbolic, and batch-1 cross_k/v broadcast over more
 token rows, but the reference decoder uses 1; L layers, H heads,
 D = d_model, Dh = D / H, A = n_audio_ctx = 1500, V = vocabulary size):
   encoder.onnx   mel f32 [batch, 80, 3000] -> audio_features f32 [batch, A, D]
-  cross_kv.onnx  audio_features -> cross_k f32 [L, batch, H, Dh, A] (K already
-                 transposed for Q.K^T), cross_v f32 [L, batch, H, A, Dh];
-                 run once per 30 s window
-  decoder.onnx   tokens i64 [batch, n], offset i64 [1], cross_k, cross_v,
-                 past_k, past_v f32 [L, batch, H, p, Dh]
+  cross_kv.onnx  audio_features -> per decoder layer i, cross_k_i f32
+                 [batch, H, Dh, A] (K already transposed for Q.K^T) and
+                 cross_v_i f32 [batch, H, A, Dh]; run once per 30 s window
+  decoder.onnx   tokens i64 [batch, n], offset i64 [1], cross_k_i, cross_v_i
+                 (every layer), past_k, past_v f32 [L, batch, H, p, Dh]
                  -> logits f32 [batch, n, V], present_k, present_v
                     f32 [L, batch, H, offset + n, Dh]
 `offset` is how many tokens the cache already holds (the position of
 tokens[:, 0]). Only past[..., :offset, :] is read, so p may exceed offset and
 the first call may pass p = 0 or a dummy p = 1 with offset 0. Feed present_*
 back as past_* with offset += n; offset + n must stay <= n_text_ctx (448).
+The cross keys and values are one tensor per layer, not one stacked tensor:
+slicing a stacked input costs a copy of all of it (2 x 18 MB for base) on
+every step, a quarter of a step's time (docs/BENCHMARKS.md, "int8 graphs").
+With --int8, encoder-int8.onnx, cross_kv-int8.onnx and decoder-int8.onnx
+have the same interfaces (see INT8 for what is quantised).
 
-Usage: build_whisper.py MODEL_DIR --out-dir DIR
+Usage: build_whisper.py MODEL_DIR --out-dir DIR [--name NAME] [--int8]
   MODEL_DIR holds model.bin, config.json, tokenizer.json and vocabulary.txt or
   vocabulary.json (CTranslate2's id -> token list, which decides the ids).
 """
@@ -48,11 +53,25 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from build_onnx import IR_VERSION, OPSET, Graph, atomic_save
+from build_onnx import IR_VERSION, OPSET, Graph, save_models
 
 CT2_DTYPES = {0: "<f4", 1: "i1", 2: "<i2", 3: "<i4", 4: "<f2"}  # 5 (bfloat16) unsupported
 EPS = 1e-5  # torch.nn.LayerNorm's default, which Whisper uses everywhere
 SAMPLE_RATE, N_FFT, HOP, CHUNK_S = 16000, 400, 160, 30
+
+# The int8 copies (--int8): the weights of every MatMul with a constant
+# operand (the Linears and the decoder's output projection) int8 per output
+# channel, activations quantised per call; everything else stays fp32.
+# Chosen by measurement (docs/BENCHMARKS.md, "int8 graphs"): per-tensor
+# scales and quantising the attention MatMuls (activation x activation) cost
+# words; leaving the 51865 x 512 output projection fp32 keeps a third to half
+# of a decoder step for no fidelity; the quantiser's default op list (Conv in
+# the encoder, Gather of the token embedding) is no faster and less faithful.
+# The decoder's copy is quantised from build_decoder(untied=True):
+# onnxruntime's quantiser rewrites Gemm(transB) as a MatMul by transposing
+# the Gemm's initializer in place, which would break the Gather that shares
+# it (the graph then fails to load).
+INT8 = {"op_types": ["MatMul"], "per_channel": True}
 
 
 def fail(msg: str) -> None:
@@ -246,15 +265,24 @@ def build_cross_kv(m: Whisper) -> onnx.ModelProto:
         k, v = b.split(b.linear("audio_features", f"decoder/layer_{i}/attention/linear_1"), 2)
         ks.append(b.heads_of(k, [0, 2, 3, 1]))
         vs.append(b.heads_of(v, [0, 2, 1, 3]))
-    b.stack(ks, "cross_k")
-    b.stack(vs, "cross_v")
-    L, H, A = m.dec_layers, m.dec_heads, m.n_audio_ctx
-    return b.model("whisper-cross-kv", [f32("audio_features", ["batch", A, m.d_model])],
-                   [f32("cross_k", [L, "batch", H, b.dh, A]), f32("cross_v", [L, "batch", H, A, b.dh])],
-                   "Cross-attention keys (pre-transposed) and values of every decoder layer.")
+    for i, (k, v) in enumerate(zip(ks, vs)):
+        b.g.op("Identity", [k], f"cross_k_{i}")
+        b.g.op("Identity", [v], f"cross_v_{i}")
+    return b.model("whisper-cross-kv", [f32("audio_features", ["batch", m.n_audio_ctx, m.d_model])],
+                   cross_values(m), "Cross-attention keys (pre-transposed) and values of every decoder layer.")
 
 
-def build_decoder(m: Whisper) -> onnx.ModelProto:
+def cross_values(m: Whisper) -> list:
+    """cross_k_i [batch, H, Dh, A] and cross_v_i [batch, H, A, Dh] of every layer i."""
+    H, Dh, A = m.dec_heads, m.d_model // m.dec_heads, m.n_audio_ctx
+    return [t for i in range(m.dec_layers)
+            for t in (f32(f"cross_k_{i}", ["batch", H, Dh, A]), f32(f"cross_v_{i}", ["batch", H, A, Dh]))]
+
+
+def build_decoder(m: Whisper, untied: bool = False) -> onnx.ModelProto:
+    """The decoder step. `untied` is the layout the int8 copy is quantised
+    from (see INT8): the output projection gets its own [D, V] copy of the
+    embedding table for a MatMul, and the token lookup reads float16."""
     b = Builder(m, m.dec_heads)
     g, L, H, Dh = b.g, m.dec_layers, m.dec_heads, b.dh
 
@@ -270,8 +298,16 @@ def build_decoder(m: Whisper) -> onnx.ModelProto:
     causal = g.op("Where", [future, b.const("mask_min", np.array(np.finfo(np.float32).min, dtype=np.float32)),
                             b.const("fzero", np.array(0.0, dtype=np.float32))], "causal_bias")
 
-    emb = g.const("decoder/embeddings/weight", m.t("decoder/embeddings/weight"))
-    x = g.op("Add", [g.op("Gather", [emb, "tokens"]),
+    if untied:  # the lookup reads the checkpoint's own (float16) table: the same values, half the bytes
+        table = m.w["decoder/embeddings/weight"]
+        if table.dtype != np.float16:
+            table = m.t("decoder/embeddings/weight")
+        emb = g.const("decoder/embeddings/table", table)
+        token_emb = g.op("Cast", [g.op("Gather", [emb, "tokens"])], to=TensorProto.FLOAT)
+    else:
+        emb = g.const("decoder/embeddings/weight", m.t("decoder/embeddings/weight"))
+        token_emb = g.op("Gather", [emb, "tokens"])
+    x = g.op("Add", [token_emb,
                      g.op("Gather", [g.const("decoder/position_encodings", m.t("decoder/position_encodings/encodings")),
                                      q_pos])])
     starts = b.const("starts_0", np.array([0], dtype=np.int64))
@@ -293,7 +329,7 @@ def build_decoder(m: Whisper) -> onnx.ModelProto:
 
         h = b.layer_norm(x, f"{s}/attention/layer_norm")
         qc = b.heads_of(b.linear(h, f"{s}/attention/linear_0", q_rows=m.d_model), [0, 2, 1, 3])
-        a = b.attend(qc, b.layer_of("cross_k", i), b.layer_of("cross_v", i))
+        a = b.attend(qc, f"cross_k_{i}", f"cross_v_{i}")
         x = b.ffn(g.op("Add", [x, b.linear(a, f"{s}/attention/linear_2")]), f"{s}/ffn")
     b.stack(present_k, "present_k")
     b.stack(present_v, "present_v")
@@ -302,7 +338,11 @@ def build_decoder(m: Whisper) -> onnx.ModelProto:
     # [V, D] table as is, so the file holds it once and nothing is transposed.
     x = b.layer_norm(x, "decoder/layer_norm")
     flat = g.op("Reshape", [x, b.const("shape_flat", np.array([-1, m.d_model], dtype=np.int64))])
-    logits_2d = g.op("Gemm", [flat, emb], transB=1)
+    if untied:
+        proj = g.const("decoder/output_projection_t", np.ascontiguousarray(m.t("decoder/embeddings/weight").T))
+        logits_2d = g.op("MatMul", [flat, proj])
+    else:
+        logits_2d = g.op("Gemm", [flat, emb], transB=1)
     out_shape = g.op("Concat", [g.op("Shape", ["tokens"]), b.const("vocab", np.array([m.n_vocab], dtype=np.int64))],
                      axis=0)
     g.op("Reshape", [logits_2d, out_shape], "logits")
@@ -310,13 +350,11 @@ def build_decoder(m: Whisper) -> onnx.ModelProto:
     def cache(name: str, length: str) -> onnx.ValueInfoProto:
         return f32(name, [L, "batch", H, length, Dh])
 
-    A = m.n_audio_ctx
     return b.model(
         "whisper-decoder",
         [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["batch", "n"]),
          helper.make_tensor_value_info("offset", TensorProto.INT64, [1]),
-         f32("cross_k", [L, "batch", H, Dh, A]), f32("cross_v", [L, "batch", H, A, Dh]),
-         cache("past_k", "past"), cache("past_v", "past")],
+         *cross_values(m), cache("past_k", "past"), cache("past_v", "past")],
         [f32("logits", ["batch", "n", m.n_vocab]), cache("present_k", "total"), cache("present_v", "total")],
         "Whisper decoder step with a self-attention KV cache; feed present_* back as past_* with offset += n.")
 
@@ -397,10 +435,11 @@ def asr_spec(m: Whisper, vocab: list[str], cfg: dict, name: str) -> dict:
             "encoder": {"inputs": {"mel": "f32 [1, n_mels, n_frames]"},
                         "outputs": {"audio_features": "f32 [1, n_audio_ctx, d_model]"}},
             "cross_kv": {"inputs": {"audio_features": "f32 [1, n_audio_ctx, d_model]"},
-                         "outputs": {"cross_k": "f32 [decoder_layers, 1, decoder_heads, head_dim, n_audio_ctx]",
-                                     "cross_v": "f32 [decoder_layers, 1, decoder_heads, n_audio_ctx, head_dim]"}},
+                         "outputs": {"cross_k_{i}": "f32 [1, decoder_heads, head_dim, n_audio_ctx] for each "
+                                                    "layer i in 0..decoder_layers",
+                                     "cross_v_{i}": "f32 [1, decoder_heads, n_audio_ctx, head_dim]"}},
             "decoder": {"inputs": {"tokens": "i64 [1, n]", "offset": "i64 [1] (tokens already in the cache)",
-                                   "cross_k": "from cross_kv", "cross_v": "from cross_kv",
+                                   "cross_k_{i}": "from cross_kv", "cross_v_{i}": "from cross_kv",
                                    "past_k": "f32 [decoder_layers, 1, decoder_heads, p >= offset, head_dim]",
                                    "past_v": "same as past_k"},
                         "outputs": {"logits": "f32 [1, n, n_vocab]",
@@ -417,6 +456,7 @@ def main() -> None:
     ap.add_argument("model_dir", type=Path)
     ap.add_argument("--out-dir", type=Path, required=True)
     ap.add_argument("--name", help="model name for ragpipe-asr.json (default: MODEL_DIR's name)")
+    ap.add_argument("--int8", action="store_true", help="also write the int8 copies (*-int8.onnx; see INT8)")
     args = ap.parse_args()
     src, out = args.model_dir, args.out_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -426,12 +466,10 @@ def main() -> None:
     if len(vocab) != m.n_vocab:
         fail(f"vocabulary has {len(vocab)} tokens, the model {m.n_vocab}")
 
-    for fname, build in (("encoder.onnx", build_encoder), ("cross_kv.onnx", build_cross_kv),
-                         ("decoder.onnx", build_decoder)):
-        model = build(m)
-        onnx.checker.check_model(model, full_check=True)
-        atomic_save(model, out / fname)
-        print(f"build_whisper: wrote {out / fname} ({len(model.graph.node)} nodes)")
+    for stem, build in (("encoder", build_encoder), ("cross_kv", build_cross_kv), ("decoder", build_decoder)):
+        int8_from = build_decoder(m, untied=True) if args.int8 and stem == "decoder" else None
+        save_models(build(m), out / f"{stem}.onnx", out / f"{stem}-int8.onnx" if args.int8 else None,
+                    tool="build_whisper", int8_from=int8_from, **INT8)
 
     (out / "tokenizer.json").write_text(json.dumps(build_tokenizer(src, vocab), ensure_ascii=False), encoding="utf-8")
     cfg = json.loads((src / "config.json").read_text(encoding="utf-8"))

@@ -119,7 +119,7 @@ class Whisper:
     def step(self, tokens: list[int], offset: int, cross, past) -> tuple[np.ndarray, tuple]:
         logits, pk, pv = self.dec.run(None, {
             "tokens": np.array([tokens], dtype=np.int64), "offset": np.array([offset], dtype=np.int64),
-            "cross_k": cross[0], "cross_v": cross[1], "past_k": past[0], "past_v": past[1]})
+            **cross, "past_k": past[0], "past_v": past[1]})
         return logits[0], (pk, pv)
 
     def detect_language(self, cross) -> str:
@@ -165,7 +165,9 @@ class Whisper:
         t0 = time.perf_counter()
         (features,) = self.enc.run(None, {"mel": mel[None]})
         t1 = time.perf_counter()
-        cross = tuple(self.xkv.run(None, {"audio_features": features}))
+        # cross_k_0, cross_v_0, cross_k_1, ... by name, as the decoder takes them.
+        names = [o.name for o in self.xkv.get_outputs()]
+        cross = dict(zip(names, self.xkv.run(None, {"audio_features": features})))
         t2 = time.perf_counter()
         if self.language is None:
             self.language = self.detect_language(cross) if self.spec["multilingual"] else "en"

@@ -11,7 +11,7 @@ use crate::rules::{self, argmax, log_softmax};
 use crate::spec::AsrSpec;
 use crate::{AsrError, Variant};
 use ort::environment::Environment;
-use ort::session::Session;
+use ort::session::{Session, SessionInputValue};
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::TensorRef;
 use std::path::Path;
@@ -36,10 +36,12 @@ pub(crate) struct Decoded {
     pub avg_logprob: f32,
 }
 
-/// The cross-attention keys and values of one window.
+/// The cross-attention keys and values of one window: `(name, shape,
+/// values)` per decoder input (`cross_k_0`, `cross_v_0`, `cross_k_1`, …).
+/// One tensor per layer, not one stacked tensor, so a decoder step reads
+/// them where they are instead of copying all of them to slice its layer.
 pub(crate) struct Cross {
-    k: (Vec<i64>, Vec<f32>),
-    v: (Vec<i64>, Vec<f32>),
+    tensors: Vec<(String, Vec<i64>, Vec<f32>)>,
 }
 
 fn inference(e: impl std::fmt::Display) -> AsrError {
@@ -56,11 +58,17 @@ impl Whisper {
             if !path.is_file() {
                 return Err(AsrError::Model(format!("{} is missing: run scripts/provision-model.sh", path.display())));
             }
+            // Spinning threads: a decoder step is a few milliseconds of
+            // memory-bound work, and threads that spin between steps take the
+            // cores from the threads doing it (2 threads spinning: 22 ms a
+            // step; not spinning: 10.7 ms; docs/BENCHMARKS.md).
             Session::builder(env)
                 .map_err(inference)?
                 .with_optimization_level(GraphOptimizationLevel::Level3)
                 .map_err(inference)?
                 .with_intra_threads(threads.max(1))
+                .map_err(inference)?
+                .with_intra_op_spinning(false)
                 .map_err(inference)?
                 .commit_from_file(&path)
                 .map_err(|e| AsrError::Model(format!("{}: {e}", path.display())))
@@ -90,11 +98,12 @@ impl Whisper {
         let fshape: Vec<usize> = fshape.iter().map(|&d| d as usize).collect();
         let features = TensorRef::from_array_view((fshape, features)).map_err(inference)?;
         let kv = self.cross_kv.run(ort::inputs!["audio_features" => features]).map_err(inference)?;
-        let owned = |name: &str| -> Result<(Vec<i64>, Vec<f32>), AsrError> {
-            let (s, d) = kv[name].try_extract_tensor::<f32>().map_err(inference)?;
-            Ok((s.to_vec(), d.to_vec()))
-        };
-        Ok(Cross { k: owned("cross_k")?, v: owned("cross_v")? })
+        let mut tensors = Vec::with_capacity(kv.len());
+        for (name, value) in kv.iter() {
+            let (s, d) = value.try_extract_tensor::<f32>().map_err(inference)?;
+            tensors.push((name.to_string(), s.to_vec(), d.to_vec()));
+        }
+        Ok(Cross { tensors })
     }
 
     /// One decoder call: `tokens` at position `offset`, over the cache `past`
@@ -120,22 +129,22 @@ impl Whisper {
             }
         };
         let ids: Vec<i64> = tokens.iter().map(|&t| i64::from(t)).collect();
-        fn view((s, d): &(Vec<i64>, Vec<f32>)) -> Result<TensorRef<'_, f32>, AsrError> {
+        fn view<'a>(s: &[i64], d: &'a [f32]) -> Result<SessionInputValue<'a>, AsrError> {
             let shape: Vec<usize> = s.iter().map(|&x| x as usize).collect();
-            TensorRef::from_array_view((shape, d.as_slice())).map_err(inference)
+            Ok(TensorRef::from_array_view((shape, d)).map_err(inference)?.into())
         }
         let offset = [offset as i64];
-        let out = self
-            .decoder
-            .run(ort::inputs![
-                "tokens" => TensorRef::from_array_view(([1usize, ids.len()], ids.as_slice())).map_err(inference)?,
-                "offset" => TensorRef::from_array_view(([1usize], &offset[..])).map_err(inference)?,
-                "cross_k" => view(&cross.k)?,
-                "cross_v" => view(&cross.v)?,
-                "past_k" => view(&past.k)?,
-                "past_v" => view(&past.v)?,
-            ])
-            .map_err(inference)?;
+        let mut inputs: Vec<(&str, SessionInputValue<'_>)> = Vec::with_capacity(cross.tensors.len() + 4);
+        let tokens = TensorRef::from_array_view(([1usize, ids.len()], ids.as_slice())).map_err(inference)?;
+        let offset = TensorRef::from_array_view(([1usize], &offset[..])).map_err(inference)?;
+        inputs.push(("tokens", tokens.into()));
+        inputs.push(("offset", offset.into()));
+        for (name, s, d) in &cross.tensors {
+            inputs.push((name.as_str(), view(s, d)?));
+        }
+        inputs.push(("past_k", view(&past.k.0, &past.k.1)?));
+        inputs.push(("past_v", view(&past.v.0, &past.v.1)?));
+        let out = self.decoder.run(inputs).map_err(inference)?;
         let (_, logits) = out["logits"].try_extract_tensor::<f32>().map_err(inference)?;
         let rows = logits.chunks(m.n_vocab).map(<[f32]>::to_vec).collect();
         let owned = |name: &str| -> Result<(Vec<i64>, Vec<f32>), AsrError> {

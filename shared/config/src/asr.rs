@@ -17,7 +17,13 @@ pub struct AsrConfig {
     /// Language code (`en`, `es`, …) for the multilingual model; unset =
     /// detected per recording. Env: `RAGPIPE_ASR_LANGUAGE`.
     pub language: Option<String>,
+    /// `int8` (default: the Linear weights quantised per channel; the same
+    /// word error rates as fp32 on every set measured, a decoder step ~2×
+    /// faster, docs/BENCHMARKS.md) or `fp32` (the converted graphs, exact).
+    /// Env: `RAGPIPE_ASR_VARIANT`.
+    pub variant: String,
     /// Intra-op threads of one transcription; 0 = all cores.
+    /// Env: `RAGPIPE_ASR_THREADS`.
     pub threads: usize,
     /// Extraction seconds allowed per second of audio, on top of
     /// `limits.extract_timeout_secs` (the child's wall clock and CPU time
@@ -34,6 +40,7 @@ impl Default for AsrConfig {
             model: "base".into(),
             dir: None,
             language: None,
+            variant: "int8".into(),
             threads: 0,
             seconds_per_audio_second: 1.0,
             memory_mib: 3072,
@@ -53,6 +60,9 @@ impl AsrConfig {
     pub(crate) fn validate(&self) -> Result<(), String> {
         if !Self::MODELS.contains(&self.model.as_str()) {
             return Err(format!("asr.model must be base, tiny.en or off, not {:?}", self.model));
+        }
+        if !matches!(self.variant.as_str(), "fp32" | "int8") {
+            return Err(format!("asr.variant must be fp32 or int8, not {:?}", self.variant));
         }
         if self.language.as_deref().is_some_and(|l| l.is_empty() || !l.chars().all(|c| c.is_ascii_lowercase())) {
             return Err(format!("asr.language must be a language code such as en or es, not {:?}", self.language));
