@@ -279,6 +279,9 @@ pub enum BenchCommand {
     Ingest(BenchIngestArgs),
     /// Extraction and chunking alone on files: pages/s, rows/s, MB/s, peak RSS.
     Extract(BenchExtractArgs),
+    /// Speech recognition alone, the model loaded once: each file's
+    /// transcript with timestamps, seconds, real-time factor; peak RSS.
+    Asr(BenchAsrArgs),
     /// The admin tools at a million documents in PostgreSQL: filtered pages,
     /// the failure summary, the status, a retry by reason (p50/p95).
     Admin(BenchAdminArgs),
@@ -331,6 +334,17 @@ pub struct BenchExtractArgs {
     /// invocation for a peak RSS that belongs to that file alone).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchAsrArgs {
+    /// Media files, transcribed one after another (`[asr]` chooses model,
+    /// variant, threads and language).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// One JSON object per file, then one for the run.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -87,6 +87,7 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Bench(BenchCommand::Embed(args)) => bench::embed(config, args).await,
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,
             Command::Bench(BenchCommand::Extract(args)) => bench::extract(config, args),
+            Command::Bench(BenchCommand::Asr(args)) => bench::asr(config, args),
             Command::Bench(BenchCommand::Admin(args)) => bench::admin(args).await,
             Command::Bench(BenchCommand::Search(args)) => bench::search(config, args).await,
             Command::Bench(BenchCommand::Sync(args)) => bench::sync(args).await,

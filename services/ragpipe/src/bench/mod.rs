@@ -1,6 +1,7 @@
 //! `ragpipe bench`: speed figures, printed, never asserted.
 
 mod admin;
+mod asr;
 mod embed;
 mod extract;
 mod ingest;
@@ -8,6 +9,7 @@ mod search;
 mod sync;
 
 pub use admin::admin;
+pub use asr::asr;
 pub use embed::embed;
 pub use extract::extract;
 pub use ingest::ingest;
