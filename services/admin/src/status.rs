@@ -76,8 +76,8 @@ pub async fn status(
     let stale = state.page(&stale, &Cursor::Start, MAX_LISTED).await?.documents;
     let mut queues = BTreeMap::new();
     if let Some(queue) = queue {
-        for (name, topic) in [("extract", Topic::Extract), ("embed", Topic::Embed)] {
-            queues.insert(name, queue.depth(topic).await?);
+        for topic in Topic::ALL {
+            queues.insert(topic.short_name(), queue.depth(topic).await?);
         }
     }
     let syncs = state.sync_runs(RECENT_SYNCS).await?;

@@ -44,5 +44,6 @@ where
         stuck_after: Duration::from_secs(config.workers.lease_secs.max(1)),
     };
     let stage: Arc<dyn Handler> = Arc::new(EmbedStage::new(ports));
-    ragpipe_worker::serve(role, connect, move |_| stage.clone(), stop).await
+    let loops = role.workers.max(1);
+    ragpipe_worker::serve(role, connect, move |_| vec![stage.clone(); loops], stop).await
 }

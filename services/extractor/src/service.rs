@@ -82,11 +82,19 @@ pub struct Ports {
 
 impl ExtractStage {
     pub fn new(config: ExtractorConfig, ports: Ports, queue: Arc<dyn Queue>) -> Self {
-        ExtractStage { source: ports.source, state: ports.state, queue, counter: ports.counter, config }
+        ExtractStage {
+            source: ports.source,
+            state: ports.state,
+            queue,
+            counter: ports.counter,
+            config,
+            topic: ragpipe_queue::Topic::Extract,
+        }
     }
 }
 
-/// Serves extract jobs until `stop`: `workers.extractors` loops on one
+/// Serves extract jobs until `stop`: `workers.extractors` loops on the
+/// extract queue and `workers.transcribers` on the transcribe queue, on one
 /// broker connection, opened (and reopened when lost) by `connect`.
 pub async fn run<C, Fut>(config: &Config, ports: Ports, connect: C, stop: Stop) -> anyhow::Result<()>
 where
@@ -94,12 +102,20 @@ where
     Fut: Future<Output = anyhow::Result<Arc<dyn Queue>>>,
 {
     let settings = ExtractorConfig::from_config(config)?;
+    let (extractors, transcribers) = (config.workers.extractors.max(1), config.workers.transcribers.max(1));
     let role = Role {
         name: "extractor",
-        workers: config.workers.extractors,
+        workers: extractors + transcribers,
         health_listen: config.workers.health_listen.clone(),
         stuck_after: Duration::from_secs(config.workers.lease_secs.max(1)),
     };
-    let make = move |queue| -> Arc<dyn Handler> { Arc::new(ExtractStage::new(settings.clone(), ports.clone(), queue)) };
+    let make = move |queue: Arc<dyn Queue>| -> Vec<Arc<dyn Handler>> {
+        let extract = ExtractStage::new(settings.clone(), ports.clone(), queue);
+        let transcribe: Arc<dyn Handler> = Arc::new(extract.clone().transcribing());
+        let extract: Arc<dyn Handler> = Arc::new(extract);
+        let mut loops = vec![extract; extractors];
+        loops.extend(std::iter::repeat_n(transcribe, transcribers));
+        loops
+    };
     ragpipe_worker::serve(role, connect, make, stop).await
 }

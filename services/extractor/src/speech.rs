@@ -19,8 +19,10 @@ use std::time::Duration;
 /// Where the model is and how to run it, as the child is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AsrSettings {
-    /// `whisper-base`, `whisper-tiny.en`: what documents record.
+    /// `whisper-base`, `whisper-tiny.en`: the model's folder name.
     pub name: String,
+    /// `fp32` or `int8`: which copy of the graphs runs.
+    pub variant: String,
     pub dir: PathBuf,
     /// The ONNX Runtime library.
     pub runtime: PathBuf,
@@ -45,6 +47,7 @@ impl AsrSettings {
             if a.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { a.threads };
         Some(AsrSettings {
             name,
+            variant: a.variant.clone(),
             dir,
             runtime: ragpipe_embed::ModelFiles::runtime_path(config.model.runtime.as_deref()),
             language: a.language.clone(),
@@ -59,14 +62,32 @@ impl AsrSettings {
         Duration::from_secs_f64((seconds * self.seconds_per_audio_second).max(0.0))
     }
 
+    /// What a transcribed document records (`whisper-base/fp32`): a change
+    /// of model or variant makes its transcripts stale.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.name, self.variant)
+    }
+
     /// Loads the model (in the child, or on a blocking thread in-process).
-    fn load(&self) -> Result<Whisper, String> {
+    pub fn load(&self) -> Result<Whisper, String> {
         let env = ragpipe_embed::runtime_environment(&self.runtime).map_err(|e| e.to_string())?;
-        let whisper = Whisper::load(&self.dir, &env, self.threads, Variant::Fp32).map_err(|e| e.to_string())?;
+        let variant = if self.variant == "int8" { Variant::Int8 } else { Variant::Fp32 };
+        let whisper = Whisper::load(&self.dir, &env, self.threads, variant).map_err(|e| e.to_string())?;
         if let Some(lang) = &self.language {
             whisper.spec().prompt(lang).map_err(|e| e.to_string())?;
         }
         Ok(whisper)
+    }
+}
+
+/// The extractor version a document records: the plain
+/// [`ragpipe_extract::EXTRACTOR_VERSION`], or for a transcript made here
+/// that version plus the speech model (`2+whisper-base/fp32`), so a change of
+/// model or variant makes those documents, and only those, stale.
+pub fn extractor_version(transcribed_by: Option<&AsrSettings>) -> String {
+    match transcribed_by {
+        Some(asr) => format!("{}+{}", ragpipe_extract::EXTRACTOR_VERSION, asr.label()),
+        None => ragpipe_extract::EXTRACTOR_VERSION.to_string(),
     }
 }
 

@@ -4,7 +4,8 @@ use async_trait::async_trait;
 use opentelemetry::KeyValue;
 use ragpipe_chunking::{TokenCounter, chunk_document};
 use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
-use ragpipe_extract::{EXTRACTOR_VERSION, detect};
+use crate::speech::extractor_version;
+use ragpipe_extract::detect;
 use ragpipe_queue::{Delivery, Handler, Outcome, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
 use ragpipe_state::{Extracted, StateStore};
@@ -14,12 +15,16 @@ use std::time::Instant;
 use tracing::Instrument;
 
 /// Everything one extractor worker talks to.
+#[derive(Clone)]
 pub struct ExtractStage {
     pub source: Arc<dyn ObjectSource>,
     pub state: Arc<dyn StateStore>,
     pub queue: Arc<dyn Queue>,
     pub counter: Arc<dyn TokenCounter>,
     pub config: ExtractorConfig,
+    /// `Extract`, or `Transcribe` for the loops that take media off the
+    /// extract queue (see [`ExtractStage::transcribing`]).
+    pub topic: Topic,
 }
 
 /// How an extract job ended.
@@ -36,7 +41,7 @@ pub enum ExtractOutcome {
 #[async_trait]
 impl Handler for ExtractStage {
     fn topic(&self) -> Topic {
-        Topic::Extract
+        self.topic
     }
 
     async fn handle(&self, delivery: &Delivery) -> Outcome {
@@ -45,6 +50,15 @@ impl Handler for ExtractStage {
             Ok(_) => return Outcome::Poison("not an extract job".into()),
             Err(reason) => return Outcome::Poison(reason.to_string()),
         };
+        // Media to transcribe moves, untouched, to the transcribing loops:
+        // by name, before any fetch or state change, so the move is free and
+        // the job that arrives there is the one the coordinator sent.
+        if self.topic == Topic::Extract && self.transcribes(&job.key) {
+            return match self.queue.publish(Topic::Transcribe, delivery.payload.clone()).await {
+                Ok(()) => Outcome::Done,
+                Err(e) => Outcome::Retry(format!("document {}: moving it to the transcribe queue: {e}", job.document_id)),
+            };
+        }
         // One span per extraction, continuing the document's trace from the
         // coordinator; the embed jobs published inside carry it on.
         let span = tracing::info_span!(
@@ -74,6 +88,18 @@ impl Handler for ExtractStage {
 }
 
 impl ExtractStage {
+    /// The same stage serving the transcribe queue.
+    pub fn transcribing(self) -> Self {
+        ExtractStage { topic: Topic::Transcribe, ..self }
+    }
+
+    /// Whether a job of this name goes to the transcribing loops: media
+    /// (by extension) while speech recognition is on. Media detected only by
+    /// content is transcribed where it is, like any other document.
+    fn transcribes(&self, key: &str) -> bool {
+        self.config.asr.is_some() && ragpipe_extract::kind_for_name(key) == Some(Kind::Audio)
+    }
+
     /// Processes one job. Public so tests can drive a job without a queue.
     pub async fn process(&self, job: &ExtractJob) -> ExtractOutcome {
         let id = &job.document_id;
@@ -113,6 +139,8 @@ impl ExtractStage {
             _ => None,
         };
         let asr = self.config.asr.clone();
+        // Media without a sidecar is transcribed (or fails): its version names the model.
+        let version = extractor_version(asr.as_ref().filter(|_| kind == Kind::Audio && sidecar.is_none()));
         let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits, asr };
         tracing::Span::current().record("kind", kind.as_str());
         let extract = tracing::info_span!("extract", kind = kind.as_str());
@@ -150,7 +178,7 @@ impl ExtractStage {
             content_hash: hash,
             chunks: chunks.len() as i64,
             batches: batches as i64,
-            extractor_version: EXTRACTOR_VERSION.into(),
+            extractor_version: version.clone(),
         };
         // Record the expected totals before publishing, so the embedder that
         // stores the last batch can always tell it was the last.
@@ -170,7 +198,7 @@ impl ExtractStage {
                 batch_index: i as u32,
                 batch_count: batches as u32,
                 chunk_count: chunks.len() as u32,
-                extractor_version: EXTRACTOR_VERSION.into(),
+                extractor_version: version.clone(),
                 chunks: group.iter().map(to_message).collect(),
             });
             if let Err(e) = self.queue.publish(Topic::Embed, msg.to_bytes()).await {

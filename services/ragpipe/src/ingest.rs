@@ -82,8 +82,9 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let chunks_before = total_chunks(state.as_ref()).await?;
 
     let ports = ragpipe_extractor::Ports { source: source.clone(), state: state.clone(), counter: tokenizer };
-    let extractor: Arc<dyn Handler> =
-        Arc::new(ExtractStage::new(ExtractorConfig::from_config(&config)?, ports, queue.clone()));
+    let extract = ExtractStage::new(ExtractorConfig::from_config(&config)?, ports, queue.clone());
+    let transcriber: Arc<dyn Handler> = Arc::new(extract.clone().transcribing());
+    let extractor: Arc<dyn Handler> = Arc::new(extract);
     let ports = ragpipe_embedder::Ports { state: state.clone(), targets: targets.clone(), embedder };
     let stage: Arc<dyn Handler> = Arc::new(EmbedStage::new(ports));
     // Each stage's loops end when its queue is closed and drained.
@@ -99,6 +100,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
             .collect()
     };
     let extractors = consume(&extractor, config.workers.extractors);
+    let transcribers = consume(&transcriber, config.workers.transcribers);
     let embedders = consume(&stage, config.workers.embedders);
 
     let progress = Progress::start(state.clone(), args.quiet || args.json);
@@ -108,6 +110,11 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     // even when the sync failed half-way.
     queue.close(Topic::Extract);
     for task in extractors {
+        task.await??;
+    }
+    // Media the extractors moved to the transcribe queue is all there now.
+    queue.close(Topic::Transcribe);
+    for task in transcribers {
         task.await??;
     }
     queue.close(Topic::Embed);

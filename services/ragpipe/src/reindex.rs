@@ -28,7 +28,7 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
         pipeline_version: args.pipeline_version.clone(),
         keep_old: args.keep_old,
         stale_only: args.stale_only,
-        extractor_version: ragpipe_extract::EXTRACTOR_VERSION.into(),
+        extractor_version: wiring::extractor_version(&config),
     };
     let distributed = config.distributed.amqp_url.is_some();
     let folder = match (&args.folder, distributed) {

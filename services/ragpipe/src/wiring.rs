@@ -254,8 +254,14 @@ pub fn current(config: &Config) -> Current {
     Current {
         model,
         pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
-        extractor_version: ragpipe_extract::EXTRACTOR_VERSION.into(),
+        extractor_version: extractor_version(config),
     }
+}
+
+/// The extractor version current documents carry, with the configured
+/// speech model (`2+whisper-base/fp32`) when recognition is on.
+pub fn extractor_version(config: &Config) -> String {
+    ragpipe_extractor::speech::extractor_version(ragpipe_extractor::AsrSettings::from_config(config).as_ref())
 }
 
 /// The live collection, opened for each request and closed after it: the

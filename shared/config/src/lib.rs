@@ -169,6 +169,10 @@ pub struct LimitsConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct WorkersConfig {
     pub extractors: usize,
+    /// Extractor loops that transcribe media (the `ragpipe.transcribe`
+    /// queue): a recording takes minutes, so it waits for these instead of
+    /// holding an extractor loop, and the documents behind it keep flowing.
+    pub transcribers: usize,
     pub embedders: usize,
     /// Chunks per embed job.
     pub embed_batch: usize,
@@ -257,6 +261,7 @@ impl Default for WorkersConfig {
     fn default() -> Self {
         WorkersConfig {
             extractors: 2,
+            transcribers: 1,
             embedders: 1,
             embed_batch: 32,
             queue_capacity: 256,
@@ -341,6 +346,12 @@ impl Config {
         if let Some(v) = get("RAGPIPE_ASR_LANGUAGE") {
             self.asr.language = Some(v);
         }
+        if let Some(v) = get("RAGPIPE_ASR_VARIANT") {
+            self.asr.variant = v;
+        }
+        if let Some(v) = get("RAGPIPE_ASR_THREADS") {
+            self.asr.threads = parse("RAGPIPE_ASR_THREADS", v)?;
+        }
         if let Some(v) = get("RAGPIPE_SYNC_LEASE_SECS") {
             self.distributed.sync_lease_secs = Some(parse("RAGPIPE_SYNC_LEASE_SECS", v)?);
         }
@@ -396,8 +407,12 @@ impl Config {
         if self.search.top_k == 0 || self.model.batch_size == 0 || self.workers.embed_batch == 0 {
             return bad("search.top_k, model.batch_size and workers.embed_batch must be positive".into());
         }
-        if self.workers.extractors == 0 || self.workers.embedders == 0 || self.workers.queue_capacity == 0 {
-            return bad("workers.extractors, workers.embedders and workers.queue_capacity must be positive".into());
+        let w = &self.workers;
+        if w.extractors == 0 || w.transcribers == 0 || w.embedders == 0 || w.queue_capacity == 0 {
+            return bad(
+                "workers.extractors, workers.transcribers, workers.embedders and workers.queue_capacity must be positive"
+                    .into(),
+            );
         }
         let l = &self.limits;
         if l.max_file_bytes == 0 || l.extract_timeout_secs == 0 || l.extract_output_mib == 0 || l.max_pages == 0 {

@@ -20,6 +20,7 @@ pub use ids::{DocumentId, point_id};
 pub use index::CollectionSpec;
 pub use locator::Locator;
 pub use messages::{ChunkMessage, DeleteJob, EmbedJob, ExtractJob, Job, SCHEMA_VERSION};
+pub use state::extractor_versions;
 pub use state::{DocState, DocStatus, Stage};
 
 /// Version of the chunking + header rules. Bumping it makes every indexed

@@ -108,10 +108,65 @@ pub struct DocState {
 impl DocState {
     /// A document indexed with another model, pipeline or extractor version
     /// than the current ones: `ragpipe reindex --stale-only` reprocesses it.
+    /// `extractor_version` may name a speech model after a `+`
+    /// (`2+whisper-base/fp32`, see [`extractor_versions`]): a document is
+    /// current with either the plain version or that one.
     pub fn is_stale(&self, model: &str, pipeline_version: &str, extractor_version: &str) -> bool {
+        let (plain, with_asr) = extractor_versions(extractor_version);
         self.status == DocStatus::Indexed
             && (self.model.as_deref() != Some(model)
                 || self.pipeline_version.as_deref() != Some(pipeline_version)
-                || self.extractor_version.as_deref().is_some_and(|v| v != extractor_version))
+                || self.extractor_version.as_deref().is_some_and(|v| v != plain && v != with_asr))
+    }
+}
+
+/// The two versions a current document may carry: `2` (no speech
+/// recognition ran) and `2+whisper-base/fp32` (its transcript came from that
+/// model). A document transcribed by another model or variant, or when
+/// recognition is now off, carries neither and so is stale.
+pub fn extractor_versions(current: &str) -> (&str, &str) {
+    (current.split_once('+').map_or(current, |(plain, _)| plain), current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indexed(extractor_version: &str) -> DocState {
+        DocState {
+            id: crate::DocumentId::from_raw("d"),
+            uri: "file:///talk.mp3".into(),
+            etag: "e".into(),
+            content_hash: None,
+            size: 1,
+            kind: None,
+            status: DocStatus::Indexed,
+            failure_reason: None,
+            failure_stage: None,
+            attempts: 1,
+            generation: 1,
+            chunks_expected: Some(1),
+            batches_expected: Some(1),
+            chunks_stored: Some(1),
+            truncated: 0,
+            model: Some("m".into()),
+            dims: Some(384),
+            pipeline_version: Some("1".into()),
+            extractor_version: Some(extractor_version.into()),
+            title: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_transcript_is_stale_when_its_speech_model_changes() {
+        let current = "2+whisper-base/fp32";
+        assert!(!indexed("2").is_stale("m", "1", current), "a document that was not transcribed");
+        assert!(!indexed("2+whisper-base/fp32").is_stale("m", "1", current));
+        assert!(indexed("2+whisper-base/int8").is_stale("m", "1", current), "another variant");
+        assert!(indexed("2+whisper-tiny.en/fp32").is_stale("m", "1", current), "another model");
+        assert!(indexed("2+whisper-base/fp32").is_stale("m", "1", "2"), "recognition now off");
+        assert!(indexed("1").is_stale("m", "1", current), "an older extractor");
     }
 }

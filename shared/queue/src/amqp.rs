@@ -65,7 +65,7 @@ impl AmqpQueue {
         let publisher = connection.create_channel().await.map_err(conn_err)?;
         publisher.confirm_select(ConfirmSelectOptions::default()).await.map_err(conn_err)?;
         let queue = AmqpQueue { connection, publisher, options };
-        for topic in [Topic::Extract, Topic::Embed] {
+        for topic in Topic::ALL {
             queue.declare(topic).await?;
         }
         Ok(queue)
@@ -105,7 +105,7 @@ impl AmqpQueue {
 
     /// Deletes this namespace's queues (tests, or tearing a deployment down).
     pub async fn delete_topology(&self) -> Result<(), QueueError> {
-        for topic in [Topic::Extract, Topic::Embed] {
+        for topic in Topic::ALL {
             for suffix in ["", ".retry", ".dead"] {
                 let name = self.name(topic, suffix);
                 let opts = lapin::options::QueueDeleteOptions::default();

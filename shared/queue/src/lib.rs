@@ -24,16 +24,29 @@ use async_trait::async_trait;
 pub enum Topic {
     /// Coordinator -> extractor.
     Extract,
+    /// Extractor -> its transcribing workers: extract jobs of media to be
+    /// transcribed, which take minutes each, moved off the extract queue so
+    /// they never hold up the documents behind them.
+    Transcribe,
     /// Extractor -> embedder (embed batches and deletes).
     Embed,
 }
 
 impl Topic {
+    /// Every queue, in pipeline order (the order they are closed in).
+    pub const ALL: [Topic; 3] = [Topic::Extract, Topic::Transcribe, Topic::Embed];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Topic::Extract => "ragpipe.extract",
+            Topic::Transcribe => "ragpipe.transcribe",
             Topic::Embed => "ragpipe.embed",
         }
+    }
+
+    /// The short name reports use (`extract`, `transcribe`, `embed`).
+    pub fn short_name(self) -> &'static str {
+        self.as_str().trim_start_matches("ragpipe.")
     }
 }
 

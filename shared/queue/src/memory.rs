@@ -50,7 +50,7 @@ pub struct MemoryQueue {
 
 impl MemoryQueue {
     pub fn new(capacity: usize) -> Self {
-        let topics = [Topic::Extract, Topic::Embed]
+        let topics = Topic::ALL
             .into_iter()
             .map(|t| (t, Arc::new(TopicQueue { name: t.as_str(), state: Mutex::default(), changed: Notify::new() })))
             .collect();

@@ -68,10 +68,13 @@ impl Statement {
             s.conditions.push(format!("(kind = {p}{named})"));
         }
         if let Some(seal) = &q.stale_against {
-            let (m, p, e) = (s.text(&seal.model), s.text(&seal.pipeline_version), s.text(&seal.extractor_version));
+            let (plain, with_asr) = ragpipe_core::extractor_versions(&seal.extractor_version);
+            let (m, p) = (s.text(&seal.model), s.text(&seal.pipeline_version));
+            let (e, ea) = (s.text(plain), s.text(with_asr));
             s.conditions.push(format!(
                 "status = 'indexed' AND (model IS NULL OR model <> {m} OR pipeline_version IS NULL \
-                 OR pipeline_version <> {p} OR (extractor_version IS NOT NULL AND extractor_version <> {e}))"
+                 OR pipeline_version <> {p} OR (extractor_version IS NOT NULL AND extractor_version <> {e} \
+                 AND extractor_version <> {ea}))"
             ));
         }
         s

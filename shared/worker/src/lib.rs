@@ -31,7 +31,8 @@ pub const STOP_GRACE: Duration = Duration::from_secs(20);
 pub struct Role {
     /// For logs: `extractor`, `embedder`.
     pub name: &'static str,
-    /// Consume loops in this process.
+    /// Consume loops in this process: the length of the list `make` builds
+    /// (one handler per loop; loops may serve different topics).
     pub workers: usize,
     /// Where `/healthz` and `/readyz` listen (`workers.health_listen`).
     pub health_listen: Option<String>,
@@ -64,8 +65,8 @@ where
     }
 }
 
-/// Runs `role.workers` consume loops of the handler `make` builds for each
-/// broker connection, until `stop`. In-flight jobs finish (or, if the
+/// Runs `role.workers` consume loops, one per handler in the list `make`
+/// builds for each broker connection, until `stop`. In-flight jobs finish (or, if the
 /// process is killed, the broker redelivers them). When the connection is
 /// lost the loops end, unacked jobs go back to the queue, and a new
 /// connection is opened with exponential backoff (1 s doubling to 30 s);
@@ -74,7 +75,7 @@ pub async fn serve<C, CFut, M>(role: Role, connect: C, make: M, stop: Stop) -> a
 where
     C: Fn() -> CFut,
     CFut: Future<Output = anyhow::Result<Arc<dyn Queue>>>,
-    M: Fn(Arc<dyn Queue>) -> Arc<dyn Handler>,
+    M: Fn(Arc<dyn Queue>) -> Vec<Arc<dyn Handler>>,
 {
     let workers = role.workers.max(1);
     let activities: Arc<Vec<Activity>> = Arc::new((0..workers).map(|_| Activity::default()).collect());
@@ -89,11 +90,12 @@ where
         match connect().await {
             Ok(queue) => {
                 let depth = tokio::spawn(sample_depth(queue.clone()));
-                let handler = make(queue.clone());
+                let handlers = make(queue.clone());
+                debug_assert_eq!(handlers.len(), workers, "one handler per consume loop");
                 let tasks: Vec<_> = (0..workers)
-                    .map(|i| {
-                        let (queue, handler, activities, stop) =
-                            (queue.clone(), handler.clone(), activities.clone(), stop.clone());
+                    .zip(handlers)
+                    .map(|(i, handler)| {
+                        let (queue, activities, stop) = (queue.clone(), activities.clone(), stop.clone());
                         tokio::spawn(async move {
                             ragpipe_queue::consume(queue.as_ref(), handler.as_ref(), &activities[i], stop.stopped())
                                 .await
@@ -142,12 +144,12 @@ where
     Ok(())
 }
 
-/// Records the depth of both queues every 10 s (the `ragpipe.queue.depth`
+/// Records the depth of every queue every 10 s (the `ragpipe.queue.depth`
 /// gauge) while the connection lives.
 async fn sample_depth(queue: Arc<dyn Queue>) {
     let gauge = &ragpipe_telemetry::metrics::metrics().queue_depth;
     loop {
-        for topic in [Topic::Extract, Topic::Embed] {
+        for topic in Topic::ALL {
             if let Ok(n) = queue.depth(topic).await {
                 gauge.record(n, &[opentelemetry::KeyValue::new("topic", topic.as_str())]);
             }

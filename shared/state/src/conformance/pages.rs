@@ -102,6 +102,11 @@ pub async fn documents_are_paged_and_filtered(store: &dyn StateStore) {
     assert_eq!(walk(store, &stale("other"), 4).await.0, uris(&docs, 0..10));
     let newer = Seal { extractor_version: "2".into(), ..seal("m") };
     assert_eq!(store.count(&DocQuery { stale_against: Some(newer), ..DocQuery::default() }).await.unwrap(), 10);
+    // With speech recognition on, documents that were not transcribed keep the plain version and stay current.
+    let with_asr = Seal { extractor_version: "1+whisper-base/fp32".into(), ..seal("m") };
+    assert_eq!(store.count(&DocQuery { stale_against: Some(with_asr), ..DocQuery::default() }).await.unwrap(), 0);
+    let newer_asr = Seal { extractor_version: "2+whisper-base/fp32".into(), ..seal("m") };
+    assert_eq!(store.count(&DocQuery { stale_against: Some(newer_asr), ..DocQuery::default() }).await.unwrap(), 10);
     let both = DocQuery { status: Some(DocStatus::Failed), ..stale("other") };
     assert_eq!(store.count(&both).await.unwrap(), 0, "filters narrow together");
 }
