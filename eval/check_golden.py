@@ -6,11 +6,19 @@ Stdlib only. For HTML, Markdown and text files the visible text is extracted
 roughly the way the ragpipe extractors see it; every other kind (PDF,
 workbooks, CSV, code, audio with its transcript sidecar) is read through
 `ragpipe text --json` (the binary at $RAGPIPE_BIN, default
-${CARGO_TARGET_DIR:-target}/debug/ragpipe), so it must be built first.
-Whitespace is collapsed and the text is case-folded. Then every golden line must be well-formed, and each of its
-needles must be body text (not a heading) of the named document, occur
-exactly once in the whole corpus, and sit close to its sibling needle so one
-chunk can hold both.
+${CARGO_TARGET_DIR:-target}/debug/ragpipe), so it must be built first; audio
+without a sidecar is transcribed by it (Whisper, about 0.2 s per second of
+speech). Whitespace is collapsed and the text is case-folded. Then every golden
+line must be well-formed, and each of its needles must be body text (not a
+heading) of the named document, occur exactly once in the whole corpus, and sit
+close to its sibling needle so one chunk can hold both.
+
+Needles of a `"fuzzy": true` line (quotes of a Whisper transcript) are matched
+the way `ragpipe eval` matches them (shared/eval/src/matching.rs): 80 % of
+their words in order. Such a needle must match in its document and in no
+window of about a chunk's words of any other document. A line's `"t": [FROM,
+TO]` (seconds; media only) names where the answer is spoken: the needle must
+match in the transcript cues that overlap it and nowhere else in the document.
 
     python3 eval/check_golden.py            # check, print a summary
     python3 eval/check_golden.py --dump D   # print the checked text of doc D
@@ -27,6 +35,7 @@ import os
 import re
 import subprocess
 import sys
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
@@ -42,6 +51,8 @@ AUX = {"SOURCES.md"}  # ingested with the corpus, so counted for uniqueness; nev
 MIN_QIDS, MIN_OOD = 30, 20
 NEEDLE_WORDS = (3, 16)  # "roughly 4-12 words", with a little slack
 MAX_SPAN = 500  # chars from the start of the first needle to the end of the last
+OPTIONAL = {"split", "fuzzy", "t"}  # split: dev or test; fuzzy: bool; t: [from, to] seconds
+FUZZY_SPAN = 200  # words a fuzzy match may spread over: about one chunk of the 256-token budget
 
 
 def norm(s: str) -> str:
@@ -225,6 +236,8 @@ class Doc:
     def __init__(self, path: Path):
         self.name = path.name
         self.kind = KINDS.get(path.suffix.lower())
+        self.cues = []  # (start, end, text) of a transcript's cues
+        self.duration = None  # seconds, media only
         if self.kind is None:
             page, body, heads = self.extract_with_ragpipe(path)
         elif self.kind == "html":
@@ -238,10 +251,12 @@ class Doc:
         self.raw = body
         self.page, self.body = norm(page), norm(body)
         self.headings = [norm(h) for h in heads if h.strip()]
+        self.words = match_words(self.page)
 
 
     def extract_with_ragpipe(self, path: Path):
-        """The canonical text and headings the ragpipe extractor makes."""
+        """The canonical text and headings the ragpipe extractor makes, and a
+        transcript's cues."""
         target = os.environ.get("CARGO_TARGET_DIR", str(EVAL.parent / "target"))
         binary = os.environ.get("RAGPIPE_BIN", f"{target}/debug/ragpipe")
         out = subprocess.run([binary, "text", "--json", str(path)], capture_output=True, text=True)
@@ -255,6 +270,12 @@ class Doc:
             for b in doc["blocks"]
             if isinstance(b["kind"], dict) and "Heading" in b["kind"]
         ]
+        self.cues = [
+            (b["kind"]["Cue"]["start"], b["kind"]["Cue"]["end"], raw[b["range"]["start"]:b["range"]["end"]].decode())
+            for b in doc["blocks"]
+            if isinstance(b["kind"], dict) and "Cue" in b["kind"]
+        ]
+        self.duration = doc.get("duration")
         return text, text, heads
 
 
@@ -272,6 +293,73 @@ def count(hay: str, needle: str) -> int:
         n += 1
         i = hay.find(needle, i + 1)
     return n
+
+
+# --- fuzzy needles (mirrors shared/eval/src/matching.rs) ----------------------
+
+EDGE = re.compile(r"^[\W_]+|[\W_]+$")  # what trim_matches(!is_alphanumeric) removes
+
+
+def match_words(text: str) -> list:
+    """Normalised words with their leading and trailing punctuation removed."""
+    return [w for w in (EDGE.sub("", w) for w in norm(text).split(" ")) if w]
+
+
+def lcs(hay: list, needle: list) -> int:
+    prev = [0] * (len(needle) + 1)
+    for h in hay:
+        cur = [0] * (len(needle) + 1)
+        for j, w in enumerate(needle):
+            cur[j + 1] = prev[j] + 1 if h == w else max(cur[j], prev[j + 1])
+        prev = cur
+    return prev[-1]
+
+
+def fuzzy_in(hay: list, needle: list, span: int = FUZZY_SPAN) -> bool:
+    """Whether `span` consecutive words of `hay` (windows overlapping by half)
+    hold 80 % of `needle`'s words in order, as `ragpipe eval` asks of a hit."""
+    need = -(-4 * len(needle) // 5)  # the least count with count * 5 >= len * 4
+    vocab = set(needle)
+    hits = [i for i, w in enumerate(hay) if w in vocab]
+    for start in range(0, max(1, len(hay) - span // 2), span // 2):
+        lo, hi = bisect_left(hits, start), bisect_left(hits, start + span)
+        if hi - lo >= need and lcs([hay[i] for i in hits[lo:hi]], needle) >= need:
+            return True
+    return False
+
+
+def check_fuzzy(where, g, raw, doc, docs, errors):
+    """A fuzzy needle: in its document (within `t` when given), nowhere else."""
+    needle = match_words(raw)
+    t = g.get("t")
+    if t is None:
+        home, rest = doc.words, []
+    else:
+        inside = [c for c in doc.cues if c[0] < t[1] and c[1] > t[0]]  # the overlap ragpipe eval asks of `#t=`
+        home = match_words(" ".join(c[2] for c in inside))
+        rest = match_words(" ".join(c[2] for c in doc.cues if c not in inside))
+    if not fuzzy_in(home, needle):
+        errors.append(f"{where}: fuzzy needle not spoken {'in t=' + str(t) if t else 'in ' + doc.name}: {raw!r}")
+    if rest and fuzzy_in(rest, needle):
+        errors.append(f"{where}: fuzzy needle also matches outside t={t} in {doc.name}: {raw!r}")
+    others = [d.name for d in docs.values() if d is not doc and fuzzy_in(d.words, needle)]
+    if others:
+        errors.append(f"{where}: fuzzy needle also matches in {', '.join(others)}: {raw!r}")
+
+
+def check_time(where, g, doc, errors):
+    """`t`: [from, to] seconds within a media document's duration."""
+    t = g["t"]
+    if not (isinstance(t, list) and len(t) == 2 and all(isinstance(x, (int, float)) for x in t) and 0 <= t[0] < t[1]):
+        errors.append(f"{where}: t must be [from, to] seconds with 0 <= from < to")
+        return False
+    if doc.duration is None or not doc.cues:
+        errors.append(f"{where}: t given, but {doc.name} has no transcript cues")
+        return False
+    if t[1] > doc.duration + 0.01:
+        errors.append(f"{where}: t {t} ends after {doc.name} ({doc.duration:.2f} s)")
+        return False
+    return True
 
 
 def read_jsonl(path: Path, errors):
@@ -307,7 +395,7 @@ def check_golden(docs, errors, warnings):
     for no, g in rows:
         where = f"{GOLDEN.name}:{no}"
         missing = [f for f in fields if f not in g]
-        extra = [f for f in g if f not in fields and f != "split"]  # split: optional, dev or test
+        extra = [f for f in g if f not in fields and f not in OPTIONAL]
         if missing:
             errors.append(f"{where}: missing fields {missing}")
             continue
@@ -320,6 +408,8 @@ def check_golden(docs, errors, warnings):
         ids[g["id"]] += 1
         if g.get("split", "dev") not in ("dev", "test"):
             errors.append(f"{where}: split must be dev or test")
+        if not isinstance(g.get("fuzzy", False), bool):
+            errors.append(f"{where}: fuzzy must be true or false")
         if g["style"] not in ("doc", "ticket"):
             errors.append(f"{where}: style must be doc or ticket")
         if g["id"] != f"{g['qid']}-{g['style']}":
@@ -337,6 +427,8 @@ def check_golden(docs, errors, warnings):
             continue
         if g["style"] == "doc":
             per_doc[g["doc"]] += 1
+        if "t" in g and not check_time(where, g, doc, errors):
+            continue
         starts = []
         for raw in needles:
             n = norm(raw)
@@ -345,6 +437,9 @@ def check_golden(docs, errors, warnings):
                 errors.append(f"{where}: needle has {words} words: {raw!r}")
             if any(ord(c) > 127 and not c.isalpha() for c in raw):  # accented letters are fine
                 warnings.append(f"{where}: needle has non-ASCII characters: {raw!r}")
+            if g.get("fuzzy") is True:
+                check_fuzzy(where, g, raw, doc, docs, errors)
+                continue
             in_body = count(doc.body, n)
             total = sum(count(d.page, n) for d in docs.values())
             if in_body != 1:
@@ -370,8 +465,8 @@ def check_golden(docs, errors, warnings):
             errors.append(f"{GOLDEN.name}: qid {qid} has styles {styles}, want exactly doc + ticket")
             continue
         a, b = gs
-        if a["doc"] != b["doc"] or a["kind"] != b["kind"] or a["needles"] != b["needles"] or a.get("split") != b.get("split"):
-            errors.append(f"{GOLDEN.name}: qid {qid}: doc, kind, needles and split must match across styles")
+        if any(a.get(f) != b.get(f) for f in ("doc", "kind", "needles", "split", "fuzzy", "t")):
+            errors.append(f"{GOLDEN.name}: qid {qid}: doc, kind, needles, split, fuzzy and t must match across styles")
         if norm(a["query"]) == norm(b["query"]):
             errors.append(f"{GOLDEN.name}: qid {qid}: both styles have the same query")
     if len(by_qid) < MIN_QIDS:

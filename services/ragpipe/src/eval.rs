@@ -7,7 +7,6 @@ use ragpipe_config::Config;
 use ragpipe_core::DocStatus;
 use ragpipe_embed::Embedder;
 use ragpipe_eval::golden::{GoldenQuery, OodQuery, parse_lines};
-use ragpipe_eval::matching::answers;
 use ragpipe_eval::report::{IndexFacts, KS, Metrics, OodResult, QueryResult, Report};
 use ragpipe_state::StateStore;
 use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
@@ -56,7 +55,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let mut results = Vec::with_capacity(golden.len());
     for (g, v) in golden.iter().zip(&vecs) {
         let answer = retrieval::search(store, &bm25, v, &g.query, &opts).await?;
-        let rank = answer.hits.iter().find(|h| answers(&h.payload.content, &g.needles, g.fuzzy)).map(|h| h.rank);
+        let rank = answer.hits.iter().find(|h| g.answered_by(&h.payload.content, &h.payload.locator)).map(|h| h.rank);
         results.push(QueryResult {
             id: g.id.clone(),
             qid: g.qid.clone(),
@@ -65,7 +64,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             rank,
             nearest_distance: answer.nearest_distance.unwrap_or(2.0),
             lexical_overlap: lexical_overlap(&bm25, &g.query, &answer),
-            destroyed: !chunks.iter().any(|c| answers(&c.content, &g.needles, g.fuzzy)),
+            destroyed: !chunks.iter().any(|c| g.answered_by(&c.content, &c.locator)),
         });
     }
     let mut ood_results = Vec::with_capacity(ood.len());

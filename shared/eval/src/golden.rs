@@ -20,6 +20,19 @@ pub struct GoldenQuery {
     /// question share one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<String>,
+    /// For media: the seconds `[from, to]` the answer is spoken in. A hit
+    /// answers only when its `#t=` range overlaps them, so a transcript
+    /// chunk with the right words cut from elsewhere does not count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t: Option<(f64, f64)>,
+}
+
+impl GoldenQuery {
+    /// Whether a chunk (its verbatim content and its locator) answers this query.
+    pub fn answered_by(&self, content: &str, locator: &str) -> bool {
+        crate::matching::answers(content, &self.needles, self.fuzzy)
+            && self.t.is_none_or(|want| crate::matching::overlaps_time(locator, want))
+    }
 }
 
 /// A query the corpus does not answer.

@@ -13,6 +13,12 @@ pub fn answers(content: &str, needles: &[String], fuzzy: bool) -> bool {
         .all(|n| if fuzzy { fuzzy_contains(&content, &normalize(n)) } else { content.contains(&normalize(n)) })
 }
 
+/// Whether a locator's `#t=START,END` range overlaps `[from, to]` seconds
+/// (a locator without one never does).
+pub fn overlaps_time(locator: &str, (from, to): (f64, f64)) -> bool {
+    ragpipe_core::Locator::parse(locator).and_then(|l| l.time).is_some_and(|(a, b)| a < to && b > from)
+}
+
 /// At least 80 % of the needle's words appear in the content in order (a
 /// transcript may mishear a word or two).
 pub fn fuzzy_contains(content: &str, needle: &str) -> bool {
@@ -37,6 +43,13 @@ pub fn fuzzy_contains(content: &str, needle: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_ranges_overlap_or_not() {
+        assert!(overlaps_time("#t=12.00,19.50&char=100,180", (18.0, 25.0)));
+        assert!(!overlaps_time("#t=12.00,19.50&char=100,180", (19.5, 25.0)));
+        assert!(!overlaps_time("#char=100,180", (0.0, 1e9)));
+    }
 
     #[test]
     fn exact_needles_ignore_case_and_layout() {
