@@ -19,14 +19,27 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
     let ctx = Context { section: &[], header: &header, page: None };
     let mut out = Vec::new();
     // Whole cues gather in `run`; a cue that must be cut is packed on its
-    // own, so no chunk holds part of one cue and part of another.
+    // own, so no chunk holds part of one cue and part of another. A run also
+    // ends before a cue that would stretch it past `max_transcript_secs`.
+    let max_secs = f64::from(cfg.max_transcript_secs);
     let mut run: Vec<Unit> = Vec::new();
+    let mut run_start: Option<f64> = None;
     for block in &doc.blocks {
+        let (start, end) = match block.kind {
+            BlockKind::Cue { start, end } => (start, end),
+            _ => (0.0, 0.0),
+        };
         let mut pieces = units_for(&doc.text, block.range.clone(), Grain::Sentences, room, counter);
         if pieces.len() == 1 {
+            if max_secs > 0.0 && run_start.is_some_and(|s| end - s > max_secs) {
+                pack::emit(doc, &std::mem::take(&mut run), room, &ctx, counter, cfg, &mut out);
+                run_start = None;
+            }
+            run_start.get_or_insert(start);
             run.append(&mut pieces);
             continue;
         }
+        run_start = None;
         pack::emit(doc, &std::mem::take(&mut run), room, &ctx, counter, cfg, &mut out);
         pack::emit(doc, &pieces, room, &ctx, counter, cfg, &mut out);
     }
@@ -111,6 +124,18 @@ mod tests {
             assert_eq!(c.locator.resolve(&doc.text), Some(c.content.as_str()));
             assert!(c.tokens <= 15);
         }
+    }
+
+    #[test]
+    fn a_chunk_spans_at_most_max_transcript_secs_of_the_recording() {
+        // Short prompts with long pauses: the budget alone would take all four.
+        let doc = transcript(&[("Press one.", 0.0, 2.0), ("Press two.", 12.0, 14.0), ("Press three.", 25.0, 27.0),
+                               ("Press four.", 40.0, 42.0)]);
+        let cfg = ChunkConfig { max_transcript_secs: 30, ..ChunkConfig::default() };
+        let spans: Vec<_> = crate::chunk_document(&doc, &Words, &cfg).iter().map(|c| c.locator.time).collect();
+        assert_eq!(spans, [Some((0.0, 27.0)), Some((40.0, 42.0))]);
+        let whole = ChunkConfig { max_transcript_secs: 0, ..ChunkConfig::default() };
+        assert_eq!(crate::chunk_document(&doc, &Words, &whole).len(), 1);
     }
 
     #[test]

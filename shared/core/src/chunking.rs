@@ -31,11 +31,17 @@ pub struct ChunkConfig {
     /// How table rows are written in a table chunk's `text` (its `content` is
     /// always the readable table). See docs/EVALUATION.md.
     pub table_rows: TableRows,
+    /// Longest stretch of a recording one transcript chunk may cover, in
+    /// seconds (0, the default = only the budget decides). A chunk's `#t=` is
+    /// where a listener is sent, and at the budget alone one chunk of sparse
+    /// speech (a phone menu) spans minutes; but a 30 s cap ranked spoken
+    /// answers lower on the golden set (docs/EVALUATION.md), so it is opt-in.
+    pub max_transcript_secs: u32,
 }
 
 impl Default for ChunkConfig {
     fn default() -> Self {
-        ChunkConfig { budget: 256, contextual_header: true, table_rows: TableRows::Readable }
+        ChunkConfig { budget: 256, contextual_header: true, table_rows: TableRows::Readable, max_transcript_secs: 0 }
     }
 }
 
