@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 _env=$(scripts/provision-model.sh); eval "$_env"
+# The OCR models (PP-OCRv6 from the rapidocr wheel) for shared/ocr and the scan tests.
+_env=$(scripts/provision-ocr.sh); eval "$_env"
 # SeaweedFS (S3) on loopback for the S3 source tests; RabbitMQ and PostgreSQL
 # are the machine's own services (127.0.0.1:5672 guest/guest, :5432 trust).
 _env=$(scripts/s3-server.sh start); eval "$_env"
