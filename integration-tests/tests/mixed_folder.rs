@@ -85,7 +85,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     // Recognition off: silent-talk.wav (speech, no sidecar) is the case of a
     // deployment without it (tests/speech.rs covers it on).
     let run =
-        Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n");
+        Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n");
     for kind in ["pdf", "audio", "sheets", "code"] {
         copy_fixtures(kind, run.folder.path());
     }
@@ -152,7 +152,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ),
         ("rate0.wav", "corrupt audio: sample rate 0"),
         ("recursive.pdf", "extraction crashed: signal 6 (stack overflow)"),
-        ("scanned.pdf", "no text layer (OCR not configured)"),
+        ("scanned.pdf", "no text layer: ocr disabled ([ocr] engine = \"off\")"),
         ("silence.wav", "speech recognition disabled ([asr] model = \"off\")"),
         ("silent-talk.wav", "speech recognition disabled ([asr] model = \"off\")"),
         ("truncated.mp3", "corrupt audio: truncated: 4.2s of 10.5s decodable"),

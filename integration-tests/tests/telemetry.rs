@@ -98,6 +98,7 @@ async fn one_trace_follows_each_document_across_the_stages_and_metrics_are_recor
         max_attempts: 3,
         max_chunks: 10_000,
         asr: None,
+        ocr: None,
     };
     let ports = ragpipe_extractor::Ports { source: source.clone(), state: state.clone(), counter: tokenizer };
     let extractor: Arc<dyn Handler> = Arc::new(ExtractStage::new(config, ports, queue.clone()));

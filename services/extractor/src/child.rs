@@ -8,7 +8,8 @@
 //! `{"err": "reason"}`. A panic is reported on stderr as one line starting
 //! with [`PANIC_MARKER`], so the parent can quote the parser's message.
 
-use crate::speech::{AsrSettings, extract_one};
+use crate::ocr::OcrSettings;
+use crate::speech::{AsrSettings, Models, extract_one};
 use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{Limits, Sidecar};
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,15 @@ pub(crate) struct Header {
     /// Speech recognition for media without a sidecar.
     #[serde(default)]
     pub asr: Option<AsrSettings>,
+    /// OCR for image files and scanned PDFs.
+    #[serde(default)]
+    pub ocr: Option<OcrSettings>,
+}
+
+impl Header {
+    pub(crate) fn models(&self) -> Models<'_> {
+        Models { asr: self.asr.as_ref(), ocr: self.ocr.as_ref() }
+    }
 }
 
 /// What the child answers.
@@ -95,7 +105,7 @@ pub fn serve(input: impl Read, mut output: impl Write) -> i32 {
                     Err(e) => Response::Err(e.to_string()),
                 }
             } else {
-                match extract_one(header.kind, &header.name, &bytes, side, &limits, header.asr.as_ref()) {
+                match extract_one(header.kind, &header.name, &bytes, side, &limits, header.models()) {
                     Ok(doc) => Response::Ok(doc),
                     Err(e) => Response::Err(e),
                 }
@@ -153,6 +163,7 @@ mod tests {
             sidecar: sidecar.map(|(n, l)| (n.to_string(), l as u64)),
             probe: false,
             asr: None,
+            ocr: None,
         }
     }
 

@@ -20,7 +20,8 @@
 //! in the extractor notes) is small next to embedding the document.
 
 use crate::child::{Header, PANIC_MARKER, Response, header_line};
-use crate::speech::{AsrSettings, extract_one};
+use crate::ocr::OcrSettings;
+use crate::speech::{AsrSettings, Models, extract_one};
 use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{Limits, Sidecar};
 use std::os::unix::process::ExitStatusExt;
@@ -75,6 +76,8 @@ pub struct Request<'a> {
     pub limits: Limits,
     /// Speech recognition for media without a sidecar (None: such media fail).
     pub asr: Option<AsrSettings>,
+    /// OCR for image files and scanned PDFs (None: they fail as OCR disabled).
+    pub ocr: Option<OcrSettings>,
 }
 
 /// Extracts `req` where `isolation` says.
@@ -87,10 +90,10 @@ pub async fn extract_isolated(isolation: &Isolation, req: Request<'_>) -> Result
 
 async fn in_process(req: Request<'_>) -> Result<Document, IsolateError> {
     let (kind, name, bytes, sidecar, limits) = (req.kind, req.name.to_string(), req.bytes, req.sidecar, req.limits);
-    let asr = req.asr;
+    let (asr, ocr) = (req.asr, req.ocr);
     let joined = tokio::task::spawn_blocking(move || {
         let side = sidecar.as_ref().map(|(n, b)| Sidecar { name: n, bytes: b });
-        extract_one(kind, &name, &bytes, side, &limits, asr.as_ref())
+        extract_one(kind, &name, &bytes, side, &limits, Models { asr: asr.as_ref(), ocr: ocr.as_ref() })
     })
     .await;
     match joined {
@@ -120,6 +123,7 @@ async fn in_child(
         sidecar: req.sidecar.as_ref().map(|(n, b)| (n.clone(), b.len() as u64)),
         probe: false,
         asr: None,
+        ocr: None,
     };
     let side = req.sidecar.as_ref().map(|(_, b)| b.as_slice());
     let mut limits = *limits;
@@ -144,6 +148,14 @@ async fn in_child(
         header.probe = false;
         threads = asr.threads as u64;
         header.asr = Some(asr);
+    }
+    // OCR reads page after page for seconds each: the clock grows with the
+    // pages the file's size can hold, the address space by the models'.
+    if let Some(ocr) = req.ocr.filter(|_| matches!(req.kind, Kind::Image | Kind::Pdf)) {
+        limits.timeout += ocr.extra_time(req.bytes.len() as u64, req.limits.max_pages);
+        limits.memory_bytes = limits.memory_bytes.saturating_add(ocr.extra_memory_bytes);
+        threads = threads.max(ocr.threads as u64);
+        header.ocr = Some(ocr);
     }
     match run_child(program, args, &limits, threads, &header, &req.bytes, side).await? {
         Response::Ok(doc) => Ok(doc),

@@ -10,6 +10,7 @@
 
 pub mod child;
 pub mod isolate;
+pub mod ocr;
 mod service;
 pub mod speech;
 mod stage;
@@ -17,5 +18,6 @@ mod stage;
 pub use child::child_main;
 pub use isolate::{ChildLimits, Isolation};
 pub use service::{ExtractorConfig, Ports, run};
+pub use ocr::OcrSettings;
 pub use speech::AsrSettings;
 pub use stage::{ExtractOutcome, ExtractStage, SIDECAR_EXTENSIONS};

@@ -34,6 +34,8 @@ pub struct ExtractorConfig {
     pub max_chunks: usize,
     /// Speech recognition for media without a sidecar (`[asr]`; None = off).
     pub asr: Option<crate::AsrSettings>,
+    /// OCR for image files and scanned PDFs (`[ocr]`; None = off).
+    pub ocr: Option<crate::OcrSettings>,
 }
 
 impl ExtractorConfig {
@@ -54,6 +56,7 @@ impl ExtractorConfig {
                 max_duration_secs: l.max_duration_secs,
                 max_text_bytes: l.max_text_mib << 20,
                 max_nesting: l.max_nesting,
+                max_image_pixels: config.ocr.max_image_megapixels.saturating_mul(1_000_000),
             },
             isolation: Isolation::ChildProcess {
                 program: std::env::current_exe()?,
@@ -67,7 +70,15 @@ impl ExtractorConfig {
             max_attempts: config.workers.max_attempts.max(1),
             max_chunks: l.max_chunks as usize,
             asr: crate::AsrSettings::from_config(config),
+            ocr: crate::OcrSettings::from_config(config),
         })
+    }
+}
+
+impl ExtractorConfig {
+    /// The models extraction runs with.
+    pub fn models(&self) -> crate::speech::Models<'_> {
+        crate::speech::Models { asr: self.asr.as_ref(), ocr: self.ocr.as_ref() }
     }
 }
 

@@ -11,7 +11,8 @@
 
 use ragpipe_asr::{Variant, Whisper};
 use ragpipe_config::Config;
-use ragpipe_extract::{Cue, Transcriber};
+use crate::ocr::{OcrReader, OcrSettings};
+use ragpipe_extract::{Cue, PageReader, Transcriber};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,10 +84,25 @@ impl AsrSettings {
 /// The extractor version a document records: the plain
 /// [`ragpipe_extract::EXTRACTOR_VERSION`], or for a transcript made here
 /// that version plus the speech model (`2+whisper-base/fp32`), so a change of
-/// model or variant makes those documents, and only those, stale.
+/// model or variant makes those documents, and only those, stale; likewise
+/// for a document read by OCR (`2+ocr:pp-ocrv6-small/1600`).
 pub fn extractor_version(transcribed_by: Option<&AsrSettings>) -> String {
-    match transcribed_by {
-        Some(asr) => format!("{}+{}", ragpipe_extract::EXTRACTOR_VERSION, asr.label()),
+    versioned(transcribed_by.map(AsrSettings::label))
+}
+
+/// The version current documents carry: the plain version plus the label
+/// of every model that is on (`2+whisper-base/int8+ocr:pp-ocrv6-small/1600`);
+/// a document is current with any one of them, see
+/// [`ragpipe_core::extractor_versions`].
+pub fn current_version(asr: Option<&AsrSettings>, ocr: Option<&OcrSettings>) -> String {
+    let labels = asr.map(AsrSettings::label).into_iter().chain(ocr.map(OcrSettings::label));
+    std::iter::once(ragpipe_extract::EXTRACTOR_VERSION.to_string()).chain(labels).collect::<Vec<_>>().join("+")
+}
+
+/// [`ragpipe_extract::EXTRACTOR_VERSION`] plus the model that made the text, if any.
+pub fn versioned(model: Option<String>) -> String {
+    match model {
+        Some(label) => format!("{}+{label}", ragpipe_extract::EXTRACTOR_VERSION),
         None => ragpipe_extract::EXTRACTOR_VERSION.to_string(),
     }
 }
@@ -115,17 +131,27 @@ impl Transcriber for WhisperTranscriber<'_> {
     }
 }
 
-/// Extracts one file, with speech recognition for media without a sidecar
-/// when `asr` is set: the one path the child and in-process extraction share.
+/// The models extraction may use: speech recognition for media without a
+/// sidecar, OCR for images and scanned PDFs (None: off).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Models<'a> {
+    pub asr: Option<&'a AsrSettings>,
+    pub ocr: Option<&'a OcrSettings>,
+}
+
+/// Extracts one file with the models that are on: the one path the child
+/// and in-process extraction share.
 pub fn extract_one(
     kind: ragpipe_core::Kind,
     name: &str,
     bytes: &[u8],
     sidecar: Option<ragpipe_extract::Sidecar<'_>>,
     limits: &ragpipe_extract::Limits,
-    asr: Option<&AsrSettings>,
+    models: Models<'_>,
 ) -> Result<ragpipe_core::Document, String> {
-    let mut model = asr.map(WhisperTranscriber::new);
-    let port = model.as_mut().map(|m| m as &mut dyn Transcriber);
-    ragpipe_extract::extract_media(kind, name, bytes, sidecar, port, limits).map_err(|e| e.to_string())
+    let mut whisper = models.asr.map(WhisperTranscriber::new);
+    let asr = whisper.as_mut().map(|m| m as &mut dyn Transcriber);
+    let mut reader = models.ocr.map(OcrReader::new);
+    let ocr = reader.as_mut().map(|r| r as &mut dyn PageReader);
+    ragpipe_extract::extract_scanned(kind, name, bytes, sidecar, asr, ocr, limits).map_err(|e| e.to_string())
 }

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use opentelemetry::KeyValue;
 use ragpipe_chunking::{TokenCounter, chunk_document};
 use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
-use crate::speech::extractor_version;
+use crate::speech::{extractor_version, versioned};
 use ragpipe_extract::detect;
 use ragpipe_queue::{Delivery, Handler, Outcome, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
@@ -140,8 +140,9 @@ impl ExtractStage {
         };
         let asr = self.config.asr.clone();
         // Media without a sidecar is transcribed (or fails): its version names the model.
-        let version = extractor_version(asr.as_ref().filter(|_| kind == Kind::Audio && sidecar.is_none()));
-        let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits, asr };
+        let transcribed = kind == Kind::Audio && sidecar.is_none();
+        let ocr = self.config.ocr.clone();
+        let request = Request { kind, name: &job.key, bytes, sidecar, limits: self.config.limits, asr, ocr };
         tracing::Span::current().record("kind", kind.as_str());
         let extract = tracing::info_span!("extract", kind = kind.as_str());
         let doc = match extract_isolated(&self.config.isolation, request).instrument(extract).await {
@@ -149,6 +150,17 @@ impl ExtractStage {
             Err(IsolateError::Failed(reason)) => return self.fail(job, Stage::Extract, reason).await,
             Err(IsolateError::Spawn(reason)) => return ExtractOutcome::Retry(reason),
         };
+        // The model that made the text names the version: a transcript's
+        // speech model, an OCR'd document's OCR model.
+        let version = if doc.ocr_pages.is_empty() {
+            extractor_version(self.config.asr.as_ref().filter(|_| transcribed))
+        } else {
+            versioned(self.config.ocr.as_ref().map(crate::OcrSettings::label))
+        };
+        let low: Vec<u32> = doc.ocr_pages.iter().filter(|p| p.low).map(|p| p.page).collect();
+        if !low.is_empty() {
+            tracing::warn!(key = %job.key, pages = ?low, "ocr: pages read with low confidence");
+        }
         let (counter, cfg) = (Arc::clone(&self.counter), self.config.chunking);
         let cut = tokio::task::spawn_blocking(move || {
             let chunks = chunk_document(&doc, counter.as_ref(), &cfg);

@@ -63,6 +63,7 @@ fn extractor(state: Arc<SqlStateStore>, queue: Arc<MemoryQueue>, source: Arc<Unr
         max_attempts: 3,
         max_chunks: 10_000,
         asr: None,
+        ocr: None,
     };
     Arc::new(ExtractStage::new(config, Ports { source, state, counter: Arc::new(Words) }, queue))
 }

@@ -26,6 +26,7 @@ async fn reason(isolation: &Isolation) -> String {
         sidecar: None,
         limits: Limits::default(),
         asr: None,
+        ocr: None,
     };
     match extract_isolated(isolation, req).await {
         Err(IsolateError::Failed(reason)) => reason,
@@ -86,6 +87,7 @@ async fn a_missing_program_is_retryable_not_a_document_failure() {
         sidecar: None,
         limits: Limits::default(),
         asr: None,
+        ocr: None,
     };
     assert!(matches!(extract_isolated(&isolation, req).await, Err(IsolateError::Spawn(_))));
 }
@@ -100,6 +102,7 @@ async fn a_zero_sample_rate_is_a_corrupt_file_not_a_parser_panic() {
         sidecar: None,
         limits: Limits::default(),
         asr: None,
+        ocr: None,
     };
     match extract_isolated(&Isolation::InProcess, req).await {
         Err(IsolateError::Failed(reason)) => {

@@ -282,6 +282,9 @@ pub enum BenchCommand {
     /// Speech recognition alone, the model loaded once: each file's
     /// transcript with timestamps, seconds, real-time factor; peak RSS.
     Asr(BenchAsrArgs),
+    /// OCR alone, the engine loaded once: each image file's or scanned
+    /// PDF's text, pages, seconds, pages/s; peak RSS.
+    Ocr(BenchOcrArgs),
     /// The admin tools at a million documents in PostgreSQL: filtered pages,
     /// the failure summary, the status, a retry by reason (p50/p95).
     Admin(BenchAdminArgs),
@@ -340,6 +343,17 @@ pub struct BenchExtractArgs {
 pub struct BenchAsrArgs {
     /// Media files, transcribed one after another (`[asr]` chooses model,
     /// variant, threads and language).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// One JSON object per file, then one for the run.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchOcrArgs {
+    /// Image files and scanned PDFs, read one after another (`[ocr]` chooses
+    /// threads and the detection size).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// One JSON object per file, then one for the run.

@@ -88,6 +88,7 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             Command::Bench(BenchCommand::Ingest(args)) => bench::ingest(config, args).await,
             Command::Bench(BenchCommand::Extract(args)) => bench::extract(config, args),
             Command::Bench(BenchCommand::Asr(args)) => bench::asr(config, args),
+            Command::Bench(BenchCommand::Ocr(args)) => bench::ocr(config, args),
             Command::Bench(BenchCommand::Admin(args)) => bench::admin(args).await,
             Command::Bench(BenchCommand::Search(args)) => bench::search(config, args).await,
             Command::Bench(BenchCommand::Sync(args)) => bench::sync(args).await,

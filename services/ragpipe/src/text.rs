@@ -24,7 +24,7 @@ pub fn run(config: Config, args: TextArgs) -> anyhow::Result<ExitCode> {
     let sidecar = sidecar.as_ref().map(|(name, bytes)| Sidecar { name, bytes });
     let extractor = ragpipe_extractor::ExtractorConfig::from_config(&config)?;
     let doc =
-        ragpipe_extractor::speech::extract_one(kind, &name, &bytes, sidecar, &extractor.limits, extractor.asr.as_ref())
+        ragpipe_extractor::speech::extract_one(kind, &name, &bytes, sidecar, &extractor.limits, extractor.models())
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("extracting {name}"))?;
     if args.json {

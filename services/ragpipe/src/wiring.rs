@@ -259,9 +259,11 @@ pub fn current(config: &Config) -> Current {
 }
 
 /// The extractor version current documents carry, with the configured
-/// speech model (`2+whisper-base/fp32`) when recognition is on.
+/// speech model (`2+whisper-base/fp32`) and OCR model when they are on.
 pub fn extractor_version(config: &Config) -> String {
-    ragpipe_extractor::speech::extractor_version(ragpipe_extractor::AsrSettings::from_config(config).as_ref())
+    let asr = ragpipe_extractor::AsrSettings::from_config(config);
+    let ocr = ragpipe_extractor::OcrSettings::from_config(config);
+    ragpipe_extractor::speech::current_version(asr.as_ref(), ocr.as_ref())
 }
 
 /// The live collection, opened for each request and closed after it: the

@@ -28,10 +28,41 @@ pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkCon
         Kind::Code => code::chunk(doc, counter, cfg),
         Kind::Spreadsheet | Kind::Csv => table::chunk(doc, counter, cfg),
         Kind::Audio => transcript::chunk(doc, counter, cfg),
-        Kind::Html | Kind::Markdown | Kind::Text | Kind::Pdf => prose::chunk(doc, counter, cfg),
+        Kind::Html | Kind::Markdown | Kind::Text | Kind::Pdf | Kind::Image => prose::chunk(doc, counter, cfg),
     };
     set_char_ranges(&doc.text, &mut chunks);
+    set_regions(doc, &mut chunks);
     chunks
+}
+
+/// Sets the `&xywh=` rectangle of every chunk of an OCR'd page: the union
+/// of the regions (lines) its content overlaps on its page. The regions are
+/// in text order, so one forward sweep serves all chunks.
+fn set_regions(doc: &Document, chunks: &mut [Chunk]) {
+    if doc.regions.is_empty() {
+        return;
+    }
+    let mut first = 0;
+    for chunk in chunks.iter_mut() {
+        while first < doc.regions.len() && doc.regions[first].range.end <= chunk.bytes.start {
+            first += 1;
+        }
+        let mut union: Option<[u32; 4]> = None;
+        for r in doc.regions[first..].iter().take_while(|r| r.range.start < chunk.bytes.end) {
+            if Some(r.page) != chunk.locator.page || r.range.end <= chunk.bytes.start {
+                continue;
+            }
+            let [x, y, w, h] = r.rect;
+            union = Some(match union {
+                None => r.rect,
+                Some([ux, uy, uw, uh]) => {
+                    let (x0, y0) = (ux.min(x), uy.min(y));
+                    [x0, y0, (ux + uw).max(x + w) - x0, (uy + uh).max(y + h) - y0]
+                }
+            });
+        }
+        chunk.locator.region = union;
+    }
 }
 
 /// Blocks, sentences and lines longer than this many bytes are split before

@@ -89,7 +89,7 @@ pub(crate) fn build(
     let tokens = crate::measure(counter, &text) + counter.special_tokens();
     let header_tokens = if ctx.header.is_empty() { 0 } else { crate::measure(counter, ctx.header) };
     // `#char` is filled in by `chunk_document` for all chunks in one sweep.
-    let locator = Locator { chars: 0..0, page: ctx.page, time: None, sheet: None, lines: None };
+    let locator = Locator { chars: 0..0, page: ctx.page, time: None, sheet: None, lines: None, region: None };
     Chunk {
         index,
         text,

@@ -102,7 +102,7 @@ mod tests {
             text.push_str(t);
             blocks.push(Block { kind: BlockKind::Cue { start: *start, end: *end }, range: at..text.len(), page: None });
         }
-        Document { title: "Talk".into(), kind: Kind::Audio, text, blocks, tables: vec![], duration: Some(60.0) }
+        Document { title: "Talk".into(), kind: Kind::Audio, text, blocks, tables: vec![], duration: Some(60.0), regions: Vec::new(), ocr_pages: Vec::new() }
     }
 
     #[test]

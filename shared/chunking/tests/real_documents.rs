@@ -179,6 +179,8 @@ fn oversized_paragraph_splits_at_sentences() {
         text,
         tables: Vec::new(),
         duration: None,
+        regions: Vec::new(),
+        ocr_pages: Vec::new(),
     };
     let cfg = ChunkConfig { budget: 96, contextual_header: true, ..ChunkConfig::default() };
     let chunks = chunk_document(&doc, &tok, &cfg);

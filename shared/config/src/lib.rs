@@ -4,8 +4,10 @@
 //! silently fall back to its default.
 
 mod asr;
+mod ocr;
 
 pub use asr::AsrConfig;
+pub use ocr::OcrConfig;
 pub use ragpipe_core::{ChunkConfig, TableRows};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -20,6 +22,7 @@ pub struct Config {
     pub search: SearchConfig,
     pub limits: LimitsConfig,
     pub asr: AsrConfig,
+    pub ocr: OcrConfig,
     pub workers: WorkersConfig,
     pub distributed: DistributedConfig,
     pub admin: AdminConfig,
@@ -206,6 +209,7 @@ impl Default for Config {
             workers: WorkersConfig::default(),
             distributed: DistributedConfig::default(),
             admin: AdminConfig::default(),
+            ocr: OcrConfig::default(),
             telemetry: TelemetryConfig::default(),
         }
     }
@@ -359,6 +363,15 @@ impl Config {
         for (name, field) in [
             ("RAGPIPE_STATE_URL", &mut d.state_url),
             ("RAGPIPE_AMQP_URL", &mut d.amqp_url),
+        if let Some(v) = get("RAGPIPE_OCR_ENGINE") {
+            self.ocr.engine = v;
+        }
+        if let Some(v) = get("RAGPIPE_OCR_DIR") {
+            self.ocr.dir = Some(PathBuf::from(v));
+        }
+        if let Some(v) = get("RAGPIPE_OCR_THREADS") {
+            self.ocr.threads = parse("RAGPIPE_OCR_THREADS", v)?;
+        }
             ("RAGPIPE_AMQP_NAMESPACE", &mut d.namespace),
             ("RAGPIPE_SOURCE", &mut d.source),
             ("RAGPIPE_QDRANT_URL", &mut d.qdrant_url),
@@ -430,7 +443,8 @@ impl Config {
         if l.max_duration_secs.is_nan() || l.max_duration_secs <= 0.0 {
             return bad(format!("limits.max_duration_secs must be positive, not {}", l.max_duration_secs));
         }
-        self.asr.validate().map_err(ConfigError::Invalid)
+        self.asr.validate().map_err(ConfigError::Invalid)?;
+        self.ocr.validate().map_err(ConfigError::Invalid)
     }
 }
 

@@ -16,6 +16,8 @@ pub enum Kind {
     Csv,
     Code,
     Audio,
+    /// A scanned page or photo of text (PNG, JPEG, TIFF, WebP): read by OCR.
+    Image,
 }
 
 impl Kind {
@@ -29,6 +31,7 @@ impl Kind {
             Kind::Csv => "csv",
             Kind::Code => "code",
             Kind::Audio => "audio",
+            Kind::Image => "image",
         }
     }
 
@@ -42,6 +45,7 @@ impl Kind {
             "csv" => Kind::Csv,
             "code" => Kind::Code,
             "audio" => Kind::Audio,
+            "image" => Kind::Image,
             _ => return None,
         })
     }
@@ -116,6 +120,31 @@ pub struct Document {
     /// Media duration in seconds, for audio and video.
     #[serde(default)]
     pub duration: Option<f64>,
+    /// Where spans of the text were read on a page image (OCR), in text order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<Region>,
+    /// How well each OCR'd page was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ocr_pages: Vec<OcrPage>,
+}
+
+/// A span of the canonical text (`range`, bytes) and the rectangle of page
+/// `page` it was read from: `[x, y, w, h]` in pixels of the page image, from
+/// its top-left corner. Chunks cite the union of the regions they cover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    pub range: Range<usize>,
+    pub page: u32,
+    pub rect: [u32; 4],
+}
+
+/// One OCR'd page: its 1-based number and the mean confidence (0-1) of its
+/// characters; `low` when under the configured threshold (reported).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OcrPage {
+    pub page: u32,
+    pub confidence: f32,
+    pub low: bool,
 }
 
 impl Document {

@@ -17,6 +17,10 @@ pub struct Locator {
     pub time: Option<(f64, f64)>,
     pub sheet: Option<(String, String)>,
     pub lines: Option<(u32, u32)>,
+    /// The rectangle on the page the content was read from (OCR):
+    /// `[x, y, w, h]` in pixels of the page image, `&xywh=` (W3C Media
+    /// Fragments' spatial dimension).
+    pub region: Option<[u32; 4]>,
 }
 
 impl Locator {
@@ -25,7 +29,7 @@ impl Locator {
     pub fn for_bytes(text: &str, bytes: Range<usize>) -> Self {
         let start = text[..bytes.start].chars().count();
         let len = text[bytes.clone()].chars().count();
-        Locator { chars: start..start + len, page: None, time: None, sheet: None, lines: None }
+        Locator { chars: start..start + len, page: None, time: None, sheet: None, lines: None, region: None }
     }
 
     /// Resolves the `#char` range against a canonical text: the inverse of
@@ -41,7 +45,7 @@ impl Locator {
     /// Parses the fragment form produced by `Display`.
     pub fn parse(s: &str) -> Option<Locator> {
         let s = s.strip_prefix('#').unwrap_or(s);
-        let mut loc = Locator { chars: 0..0, page: None, time: None, sheet: None, lines: None };
+        let mut loc = Locator { chars: 0..0, page: None, time: None, sheet: None, lines: None, region: None };
         let mut have_chars = false;
         let mut sheet_name = None;
         for part in s.split('&') {
@@ -51,6 +55,9 @@ impl Locator {
                 have_chars = true;
             } else if let Some(v) = part.strip_prefix("page=") {
                 loc.page = Some(v.parse().ok()?);
+            } else if let Some(v) = part.strip_prefix("xywh=") {
+                let n: Vec<u32> = v.split(',').map(str::parse).collect::<Result<_, _>>().ok()?;
+                loc.region = Some(n.try_into().ok()?);
             } else if let Some(v) = part.strip_prefix("t=") {
                 let (a, b) = v.split_once(',')?;
                 loc.time = Some((a.parse().ok()?, b.parse().ok()?));
@@ -74,6 +81,9 @@ impl fmt::Display for Locator {
         f.write_str("#")?;
         if let Some(p) = self.page {
             write!(f, "page={p}&")?;
+        }
+        if let Some([x, y, w, h]) = self.region {
+            write!(f, "xywh={x},{y},{w},{h}&")?;
         }
         if let Some((a, b)) = self.time {
             write!(f, "t={a:.2},{b:.2}&")?;
@@ -147,7 +157,7 @@ mod tests {
 
     #[test]
     fn out_of_range_does_not_resolve() {
-        let loc = Locator { chars: 3..9, page: None, time: None, sheet: None, lines: None };
+        let loc = Locator { chars: 3..9, page: None, time: None, sheet: None, lines: None, region: None };
         assert_eq!(loc.resolve("abc"), None);
     }
 }

@@ -109,23 +109,27 @@ impl DocState {
     /// A document indexed with another model, pipeline or extractor version
     /// than the current ones: `ragpipe reindex --stale-only` reprocesses it.
     /// `extractor_version` may name a speech model after a `+`
-    /// (`2+whisper-base/fp32`, see [`extractor_versions`]): a document is
-    /// current with either the plain version or that one.
+    /// (`2+whisper-base/fp32`) and an OCR model (`+ocr:pp-ocrv6-small/1600`),
+    /// see [`extractor_versions`]: a document is current with the plain
+    /// version or the plain version plus one of those.
     pub fn is_stale(&self, model: &str, pipeline_version: &str, extractor_version: &str) -> bool {
-        let (plain, with_asr) = extractor_versions(extractor_version);
+        let current = extractor_versions(extractor_version);
         self.status == DocStatus::Indexed
             && (self.model.as_deref() != Some(model)
                 || self.pipeline_version.as_deref() != Some(pipeline_version)
-                || self.extractor_version.as_deref().is_some_and(|v| v != plain && v != with_asr))
+                || self.extractor_version.as_deref().is_some_and(|v| !current.iter().any(|c| c == v)))
     }
 }
 
-/// The two versions a current document may carry: `2` (no speech
-/// recognition ran) and `2+whisper-base/fp32` (its transcript came from that
-/// model). A document transcribed by another model or variant, or when
-/// recognition is now off, carries neither and so is stale.
-pub fn extractor_versions(current: &str) -> (&str, &str) {
-    (current.split_once('+').map_or(current, |(plain, _)| plain), current)
+/// The versions a current document may carry, from the current version
+/// `2+whisper-base/fp32+ocr:pp-ocrv6-small/1600`: `2` (no model made its
+/// text), `2+whisper-base/fp32` (its transcript came from that model) and
+/// `2+ocr:pp-ocrv6-small/1600` (OCR read it). A document read by another
+/// model or variant, or by one that is now off, carries none and so is stale.
+pub fn extractor_versions(current: &str) -> Vec<String> {
+    let mut parts = current.split('+');
+    let plain = parts.next().unwrap_or(current);
+    std::iter::once(plain.to_string()).chain(parts.map(|label| format!("{plain}+{label}"))).collect()
 }
 
 #[cfg(test)]
@@ -168,5 +172,10 @@ mod tests {
         assert!(indexed("2+whisper-tiny.en/fp32").is_stale("m", "1", current), "another model");
         assert!(indexed("2+whisper-base/fp32").is_stale("m", "1", "2"), "recognition now off");
         assert!(indexed("1").is_stale("m", "1", current), "an older extractor");
+        let both = "2+whisper-base/fp32+ocr:pp-ocrv6-small/1600";
+        assert!(!indexed("2+ocr:pp-ocrv6-small/1600").is_stale("m", "1", both), "read by the current OCR model");
+        assert!(!indexed("2+whisper-base/fp32").is_stale("m", "1", both));
+        assert!(indexed("2+ocr:pp-ocrv6-small/960").is_stale("m", "1", both), "another detection size");
+        assert!(indexed("2+ocr:pp-ocrv6-small/1600").is_stale("m", "1", current), "OCR now off");
     }
 }

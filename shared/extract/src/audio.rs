@@ -86,6 +86,8 @@ pub(crate) fn extract(
         blocks,
         tables: Vec::new(),
         duration: Some(duration),
+        regions: Vec::new(),
+        ocr_pages: Vec::new(),
     })
 }
 

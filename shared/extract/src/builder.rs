@@ -160,7 +160,7 @@ impl TextBuilder {
 
     pub fn build(mut self, title: String, kind: Kind) -> Document {
         self.finish();
-        Document { title, kind, text: self.text, blocks: self.blocks, tables: self.tables, duration: None }
+        Document { title, kind, text: self.text, blocks: self.blocks, tables: self.tables, duration: None, regions: Vec::new(), ocr_pages: Vec::new() }
     }
 }
 

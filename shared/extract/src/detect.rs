@@ -91,6 +91,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Markdown, &["md", "markdown", "mdown"]),
     (Kind::Text, &["txt", "text", "rst", "log"]),
     (Kind::Pdf, &["pdf"]),
+    (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
@@ -116,6 +117,7 @@ pub fn extensions_of(kind: Kind) -> Vec<&'static str> {
 fn kind_for_mime(mime: &str) -> Option<Kind> {
     Some(match mime {
         "application/pdf" => Kind::Pdf,
+        "image/png" | "image/jpeg" | "image/tiff" | "image/webp" => Kind::Image,
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         | "application/vnd.ms-excel"
         | "application/vnd.oasis.opendocument.spreadsheet" => Kind::Spreadsheet,

@@ -9,6 +9,7 @@ mod code;
 mod detect;
 mod html;
 mod markdown;
+mod ocr;
 mod pdf;
 mod sheet;
 mod text;
@@ -18,6 +19,7 @@ use ragpipe_core::{Document, Kind};
 pub use audio::{Cue, Transcriber};
 pub use builder::TextBuilder;
 pub use detect::{detect, extension, extensions_of, kind_for_name};
+pub use ocr::{NO_TEXT_FOUND, OCR_DISABLED, PageReader};
 
 /// Bumped whenever any extractor's output for the same bytes can change.
 pub const EXTRACTOR_VERSION: &str = "2";
@@ -59,6 +61,13 @@ pub struct Limits {
     pub max_text_bytes: u64,
     /// Elements nested inside each other in an HTML page.
     pub max_nesting: u32,
+    /// Pixels of one page image read by OCR (width × height).
+    #[serde(default = "default_image_pixels")]
+    pub max_image_pixels: u64,
+}
+
+fn default_image_pixels() -> u64 {
+    50_000_000
 }
 
 impl Default for Limits {
@@ -71,6 +80,7 @@ impl Default for Limits {
             max_duration_secs: 6.0 * 3600.0,
             max_text_bytes: 16 << 20,
             max_nesting: 1000,
+            max_image_pixels: default_image_pixels(),
         }
     }
 }
@@ -109,6 +119,20 @@ pub fn extract_media(
     asr: Option<&mut dyn Transcriber>,
     limits: &Limits,
 ) -> Result<Document, ExtractError> {
+    extract_scanned(kind, name, bytes, sidecar, asr, None, limits)
+}
+
+/// [`extract_media`] with OCR for image files and PDF pages without a
+/// text layer (`ocr` None: such documents fail as OCR disabled).
+pub fn extract_scanned(
+    kind: Kind,
+    name: &str,
+    bytes: &[u8],
+    sidecar: Option<Sidecar<'_>>,
+    asr: Option<&mut dyn Transcriber>,
+    ocr: Option<&mut dyn PageReader>,
+    limits: &Limits,
+) -> Result<Document, ExtractError> {
     if bytes.is_empty() {
         return Err(ExtractError::Empty);
     }
@@ -120,7 +144,8 @@ pub fn extract_media(
         }
         Kind::Markdown => markdown::extract(name, &text::decode(bytes)?),
         Kind::Text => text::extract(name, &text::decode(bytes)?),
-        Kind::Pdf => pdf::extract(name, bytes, limits)?,
+        Kind::Pdf => pdf::extract(name, bytes, ocr, limits)?,
+        Kind::Image => ocr::extract_image(name, bytes, ocr, limits)?,
         Kind::Spreadsheet => sheet::extract(name, bytes, limits)?,
         Kind::Csv => sheet::extract_csv(name, bytes, limits)?,
         Kind::Code => code::extract(name, &text::decode(bytes)?)?,

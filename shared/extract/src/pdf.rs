@@ -17,17 +17,26 @@
 
 mod furniture;
 mod layout;
+mod scanned;
 
+use crate::ocr::{OCR_DISABLED, PageReader};
 use crate::{ExtractError, Limits, fallback_title};
 use layout::{Collector, Line, Page};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
 
 /// The reason given for a PDF that needs a password to open.
 pub(crate) const ENCRYPTED: &str = "encrypted PDF";
-/// The reason given for a PDF whose pages hold no text (scanned images).
-pub(crate) const NO_TEXT_LAYER: &str = "no text layer (OCR not configured)";
+/// Why a PDF whose pages hold no text (scanned images) fails with OCR off.
+pub(crate) const NO_TEXT_LAYER: &str = "no text layer";
 
-pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+/// A PDF's text layer; when no page has one (a scan), its page images read
+/// by `ocr`.
+pub(crate) fn extract(
+    name: &str,
+    bytes: &[u8],
+    ocr: Option<&mut dyn PageReader>,
+    limits: &Limits,
+) -> Result<Document, ExtractError> {
     let mut doc = pdf_extract::Document::load_mem(bytes).map_err(load_error)?;
     // A file with only an owner password opens with the empty user password;
     // one that needs a user password cannot be read without it.
@@ -45,11 +54,14 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     pdf_extract::output_doc(&doc, &mut collector).map_err(|e| malformed(&e.to_string()))?;
     pdf_extract::OutputDev::end_page(&mut collector).map_err(|e| malformed(&e.to_string()))?;
     let mut pages = collector.pages;
+    let title = info_title(&doc).unwrap_or_else(|| fallback_title(name));
     if pages.iter().all(|p| p.lines.is_empty()) {
-        return Err(ExtractError::Malformed(NO_TEXT_LAYER.into()));
+        return match ocr {
+            Some(reader) => scanned::extract(&doc, title, reader, limits),
+            None => Err(ExtractError::Malformed(format!("{NO_TEXT_LAYER}: {OCR_DISABLED}"))),
+        };
     }
     furniture::strip(&mut pages);
-    let title = info_title(&doc).unwrap_or_else(|| fallback_title(name));
     Ok(assemble(title, &pages))
 }
 
@@ -102,7 +114,7 @@ fn assemble(title: String, pages: &[Page]) -> Document {
             blocks.push(Block { kind, range: start..text.len(), page: Some(page.number) });
         }
     }
-    Document { title, kind: Kind::Pdf, text, blocks, tables: Vec::new(), duration: None }
+    Document { title, kind: Kind::Pdf, text, blocks, tables: Vec::new(), duration: None, regions: Vec::new(), ocr_pages: Vec::new() }
 }
 
 /// Groups a page's lines into paragraphs: a new one starts where the gap to
@@ -223,7 +235,7 @@ mod tests {
 
     #[test]
     fn garbage_and_limits_have_precise_reasons() {
-        let err = extract("x.pdf", b"%PDF-1.7\nnot really a pdf", &Limits::default()).unwrap_err();
+        let err = extract("x.pdf", b"%PDF-1.7\nnot really a pdf", None, &Limits::default()).unwrap_err();
         assert!(err.to_string().starts_with("malformed PDF: "), "{err}");
     }
 }

@@ -85,6 +85,8 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         blocks,
         tables: Vec::new(),
         duration: None,
+        regions: Vec::new(),
+        ocr_pages: Vec::new(),
     }
 }
 

@@ -77,7 +77,7 @@ fn bad_files_fail_with_precise_reasons() {
         detect(name, &bytes).and_then(|kind| extract(kind, name, &bytes)).unwrap_err().to_string()
     };
     assert_eq!(reason("encrypted.pdf"), "encrypted PDF");
-    assert_eq!(reason("scanned.pdf"), "no text layer (OCR not configured)");
+    assert_eq!(reason("scanned.pdf"), "no text layer: ocr disabled ([ocr] engine = \"off\")");
     assert_eq!(reason("empty.pdf"), "empty file");
     assert_eq!(reason("html.pdf"), "content does not match extension: .pdf file holds text/html, not pdf");
     assert_eq!(reason("truncated.pdf"), "malformed PDF: failed parsing cross reference table: invalid start value");

@@ -68,13 +68,14 @@ impl Statement {
             s.conditions.push(format!("(kind = {p}{named})"));
         }
         if let Some(seal) = &q.stale_against {
-            let (plain, with_asr) = ragpipe_core::extractor_versions(&seal.extractor_version);
+            let current = ragpipe_core::extractor_versions(&seal.extractor_version);
             let (m, p) = (s.text(&seal.model), s.text(&seal.pipeline_version));
-            let (e, ea) = (s.text(plain), s.text(with_asr));
+            let current: Vec<String> = current.iter().map(|v| s.text(v)).collect();
+            let current = current.join(", ");
             s.conditions.push(format!(
                 "status = 'indexed' AND (model IS NULL OR model <> {m} OR pipeline_version IS NULL \
-                 OR pipeline_version <> {p} OR (extractor_version IS NOT NULL AND extractor_version <> {e} \
-                 AND extractor_version <> {ea}))"
+                 OR pipeline_version <> {p} OR (extractor_version IS NOT NULL \
+                 AND extractor_version NOT IN ({current})))"
             ));
         }
         s

@@ -25,7 +25,7 @@ pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCod
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         let started = Instant::now();
         let kind = ragpipe_extract::detect(&name, &bytes)?;
-        let doc = ragpipe_extractor::speech::extract_one(kind, &name, &bytes, None, &limits, extractor.asr.as_ref())
+        let doc = ragpipe_extractor::speech::extract_one(kind, &name, &bytes, None, &limits, extractor.models())
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("extracting {name}"))?;
         let secs = started.elapsed().as_secs_f64();
@@ -67,7 +67,7 @@ pub fn extract(config: Config, args: BenchExtractArgs) -> anyhow::Result<ExitCod
 /// What a document is counted in: pages, table rows, lines or blocks.
 fn units(doc: &Document) -> (usize, &'static str) {
     match doc.kind {
-        Kind::Pdf => (doc.text.matches('\u{c}').count() + 1, "pg"),
+        Kind::Pdf | Kind::Image => (doc.text.matches('\u{c}').count() + 1, "pg"),
         Kind::Spreadsheet | Kind::Csv => {
             (doc.blocks.iter().filter(|b| matches!(b.kind, BlockKind::TableRow { .. })).count(), "row")
         }

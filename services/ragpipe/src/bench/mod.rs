@@ -5,6 +5,7 @@ mod asr;
 mod embed;
 mod extract;
 mod ingest;
+mod ocr;
 mod search;
 mod sync;
 
@@ -13,6 +14,7 @@ pub use asr::asr;
 pub use embed::embed;
 pub use extract::extract;
 pub use ingest::ingest;
+pub use ocr::ocr;
 pub use search::search;
 pub use sync::sync;
 

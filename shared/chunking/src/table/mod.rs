@@ -267,7 +267,7 @@ impl Packer<'_> {
             content,
             section: self.ctx.section.to_vec(),
             bytes,
-            locator: Locator { chars: 0..0, page: self.ctx.page, time: None, sheet, lines: None },
+            locator: Locator { chars: 0..0, page: self.ctx.page, time: None, sheet, lines: None, region: None },
             tokens: tokens as u32,
             header_tokens: self.ctx_tokens as u32,
         }

@@ -51,6 +51,8 @@ pub(crate) fn extract(name: &str, source: &str) -> Result<Document, ExtractError
         blocks,
         tables: Vec::new(),
         duration: None,
+        regions: Vec::new(),
+        ocr_pages: Vec::new(),
     })
 }
 
