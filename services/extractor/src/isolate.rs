@@ -150,8 +150,21 @@ async fn in_child(
         header.asr = Some(asr);
     }
     // OCR reads page after page for seconds each: the clock grows with the
-    // pages the file's size can hold, the address space by the models'.
+    // pages the file's size can hold, the address space by the models'. A
+    // PDF with a text layer (most) needs none of it: it is extracted first
+    // under the ordinary limits without OCR, and only one that has no text
+    // layer gets a second child that reads its page images.
     if let Some(ocr) = req.ocr.filter(|_| matches!(req.kind, Kind::Image | Kind::Pdf)) {
+        if req.kind == Kind::Pdf {
+            match run_child(program, args, &limits, threads, &header, &req.bytes, side).await? {
+                Response::Err(reason) if reason.starts_with(ragpipe_extract::NO_TEXT_LAYER) => {}
+                Response::Ok(doc) => return Ok(doc),
+                Response::Err(reason) => return Err(IsolateError::Failed(reason)),
+                Response::Duration(_) => {
+                    return Err(IsolateError::Failed("extraction child answered with a duration".into()));
+                }
+            }
+        }
         limits.timeout += ocr.extra_time(req.bytes.len() as u64, req.limits.max_pages);
         limits.memory_bytes = limits.memory_bytes.saturating_add(ocr.extra_memory_bytes);
         threads = threads.max(ocr.threads as u64);

@@ -20,6 +20,7 @@ pub use audio::{Cue, Transcriber};
 pub use builder::TextBuilder;
 pub use detect::{detect, extension, extensions_of, kind_for_name};
 pub use ocr::{NO_TEXT_FOUND, OCR_DISABLED, PageReader};
+pub use pdf::NO_TEXT_LAYER;
 
 /// Bumped whenever any extractor's output for the same bytes can change.
 pub const EXTRACTOR_VERSION: &str = "2";

@@ -27,7 +27,7 @@ use ragpipe_core::{Block, BlockKind, Document, Kind};
 /// The reason given for a PDF that needs a password to open.
 pub(crate) const ENCRYPTED: &str = "encrypted PDF";
 /// Why a PDF whose pages hold no text (scanned images) fails with OCR off.
-pub(crate) const NO_TEXT_LAYER: &str = "no text layer";
+pub const NO_TEXT_LAYER: &str = "no text layer";
 
 /// A PDF's text layer; when no page has one (a scan), its page images read
 /// by `ocr`.
