@@ -96,7 +96,7 @@ RAGPIPE_RESULTS=()
 ST_RESULTS=()
 for ((round = 1; round <= ROUNDS; round++)); do
   echo "== round $round/$ROUNDS: ragpipe $REV, ONNX Runtime $(basename "$ORT_DYLIB_PATH"), load $(load)"
-  "$BIN" bench embed --folder "$FOLDER" --chunks "$CHUNKS" --batches "$BATCHES" \
+  "$BIN" bench embed --folder "$FOLDER" --chunks "$CHUNKS" --batches "$BATCHES" --sessions 1 \
     --dump-chunks "$WORK/chunks-$round.json" --json-out "$WORK/ragpipe-$round.json"
   # Chunking is deterministic; if it were not, the rounds would not compare.
   cmp -s "$WORK/chunks-1.json" "$WORK/chunks-$round.json" || die "round $round chunked differently from round 1"

@@ -215,7 +215,8 @@ log "building model.onnx and model-int8.onnx"
 # The spec ragpipe reads (README "Models"): sentence-transformers' pooling and
 # max_seq_length, and the abstention threshold calibrated in docs/EVALUATION.md.
 cat > "$STAGE/model/ragpipe-model.json" <<'JSON'
-{"name": "all-MiniLM-L6-v2", "dims": 384, "pooling": "mean", "normalize": true, "max_tokens": 256, "threshold": 0.60}
+{"name": "all-MiniLM-L6-v2", "dims": 384, "pooling": "mean", "normalize": true, "max_tokens": 256, "threshold": 0.60,
+ "threshold_int8": 0.59}
 JSON
 
 log "building $E5_NAME: model.onnx, model-int8.onnx, tokenizer.json"

@@ -377,6 +377,15 @@ pub struct BenchEmbedArgs {
     /// Batch sizes to measure.
     #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
     pub batches: Vec<usize>,
+    /// Intra-op threads in all to measure (split among the sessions).
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Model sessions side by side to measure (at most the threads).
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub sessions: Vec<usize>,
+    /// Whether idle intra-op threads spin, to measure (`true`, `false`).
+    #[arg(long, value_delimiter = ',', default_value = "true")]
+    pub spinning: Vec<bool>,
     /// Write the chunk texts used (JSON array), for comparisons with other embedders.
     #[arg(long)]
     pub dump_chunks: Option<PathBuf>,

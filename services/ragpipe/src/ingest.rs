@@ -32,6 +32,9 @@ struct Summary {
     truncated: i64,
     seconds: f64,
     chunks_per_second: f64,
+    /// Share of the pipeline's wall time (after the model loaded) during
+    /// which the model was embedding: below 1, it waited for input.
+    embedder_busy: f64,
     /// A reindex this run completed: the new index went live.
     #[serde(skip_serializing_if = "Option::is_none")]
     swapped: Option<Swapped>,
@@ -85,6 +88,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let extract = ExtractStage::new(ExtractorConfig::from_config(&config)?, ports, queue.clone());
     let transcriber: Arc<dyn Handler> = Arc::new(extract.clone().transcribing());
     let extractor: Arc<dyn Handler> = Arc::new(extract);
+    let model = embedder.clone();
     let ports = ragpipe_embedder::Ports { state: state.clone(), targets: targets.clone(), embedder };
     let stage: Arc<dyn Handler> = Arc::new(EmbedStage::new(ports));
     // Each stage's loops end when its queue is closed and drained.
@@ -104,6 +108,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let embedders = consume(&stage, config.workers.embedders);
 
     let progress = Progress::start(state.clone(), args.quiet || args.json);
+    let pipeline = Instant::now();
     let opts = SyncOptions { resume_pending: true, ..SyncOptions::default() };
     let report = sync_once(source.as_ref(), state.as_ref(), queue.as_ref(), opts).await;
     // Close the queues in pipeline order so every stage drains before it stops,
@@ -122,6 +127,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
         task.await??;
     }
     progress.finish().await;
+    let embedder_busy = model.busy_time().as_secs_f64() / pipeline.elapsed().as_secs_f64().max(1e-9);
     let report = report?;
 
     let chunks_after = total_chunks(state.as_ref()).await?;
@@ -136,6 +142,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let swapped = reindex::finish(state.as_ref(), collections.as_ref()).await?;
     let mut summary = summarize(state.as_ref(), report, started.elapsed(), chunks_after - chunks_before).await?;
     summary.swapped = swapped;
+    summary.embedder_busy = embedder_busy;
     print_summary(&summary, args.json)?;
     Ok(if summary.failed_total == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -174,6 +181,7 @@ async fn summarize(
         truncated: indexed.truncated,
         seconds,
         chunks_per_second: new_chunks.max(0) as f64 / seconds.max(1e-9),
+        embedder_busy: 0.0,
         swapped: None,
     })
 }
@@ -189,8 +197,12 @@ fn print_summary(s: &Summary, json: bool) -> anyhow::Result<()> {
         r.listed, r.new, r.changed, r.resumed, r.unchanged, r.deleted
     );
     println!(
-        "{} documents indexed, {} chunks in the index; {:.1}s ({:.1} new chunks/s)",
-        s.indexed, s.chunks_stored, s.seconds, s.chunks_per_second
+        "{} documents indexed, {} chunks in the index; {:.1}s ({:.1} new chunks/s, model busy {:.0}% of the pipeline's time)",
+        s.indexed,
+        s.chunks_stored,
+        s.seconds,
+        s.chunks_per_second,
+        100.0 * s.embedder_busy
     );
     if let Some(sw) = &s.swapped {
         let dropped = if sw.dropped { "dropped" } else { "kept" };

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use ragpipe_admin::{Admin, ChunkReader, Current};
 use ragpipe_config::Config;
 use ragpipe_core::DocumentId;
-use ragpipe_embed::{ModelFiles, ModelSeal, ModelTokenizer, ModelVariant, OnnxEmbedder};
+use ragpipe_embed::{ModelFiles, ModelSeal, ModelTokenizer, ModelVariant, OnnxEmbedder, RunOptions};
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
 use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue};
 use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Source};
@@ -89,7 +89,9 @@ async fn check_seal(
 }
 
 fn load(config: &Config, files: &ModelFiles) -> anyhow::Result<Arc<OnnxEmbedder>> {
-    let embedder = OnnxEmbedder::load(files, config.model.threads, config.model.batch_size)
+    let m = &config.model;
+    let options = RunOptions { threads: m.threads, sessions: m.sessions, batch_size: m.batch_size, spinning: true };
+    let embedder = OnnxEmbedder::load_with(files, options)
         .with_context(|| format!("loading model {} from {}", files.spec.name, files.dir.display()))?;
     Ok(Arc::new(embedder))
 }

@@ -101,6 +101,9 @@ pub struct ModelConfig {
     pub variant: String,
     /// Intra-op threads per embedder; 0 = all cores. Env: `RAGPIPE_THREADS`.
     pub threads: usize,
+    /// Model sessions that embed batches side by side, the threads split
+    /// among them; 0 = one session per thread. Env: `RAGPIPE_SESSIONS`.
+    pub sessions: usize,
     /// Texts per model call. 1 by default: on CPU one sequence's activations
     /// stay in cache and batch 1 embeds 1.6–1.8× faster than batch 32
     /// (docs/BENCHMARKS.md).
@@ -206,10 +209,10 @@ impl Default for Config {
             search: SearchConfig::default(),
             limits: LimitsConfig::default(),
             asr: AsrConfig::default(),
+            ocr: OcrConfig::default(),
             workers: WorkersConfig::default(),
             distributed: DistributedConfig::default(),
             admin: AdminConfig::default(),
-            ocr: OcrConfig::default(),
             telemetry: TelemetryConfig::default(),
         }
     }
@@ -223,6 +226,7 @@ impl Default for ModelConfig {
             runtime: None,
             variant: "fp32".into(),
             threads: 0,
+            sessions: 1,
             batch_size: 1,
         }
     }
@@ -329,6 +333,9 @@ impl Config {
         if let Some(v) = get("RAGPIPE_THREADS") {
             self.model.threads = parse("RAGPIPE_THREADS", v)?;
         }
+        if let Some(v) = get("RAGPIPE_SESSIONS") {
+            self.model.sessions = parse("RAGPIPE_SESSIONS", v)?;
+        }
         if let Some(v) = get("RAGPIPE_SEARCH_THRESHOLD") {
             self.search.threshold = Some(parse("RAGPIPE_SEARCH_THRESHOLD", v)?);
         }
@@ -356,13 +363,6 @@ impl Config {
         if let Some(v) = get("RAGPIPE_ASR_THREADS") {
             self.asr.threads = parse("RAGPIPE_ASR_THREADS", v)?;
         }
-        if let Some(v) = get("RAGPIPE_SYNC_LEASE_SECS") {
-            self.distributed.sync_lease_secs = Some(parse("RAGPIPE_SYNC_LEASE_SECS", v)?);
-        }
-        let d = &mut self.distributed;
-        for (name, field) in [
-            ("RAGPIPE_STATE_URL", &mut d.state_url),
-            ("RAGPIPE_AMQP_URL", &mut d.amqp_url),
         if let Some(v) = get("RAGPIPE_OCR_ENGINE") {
             self.ocr.engine = v;
         }
@@ -372,6 +372,13 @@ impl Config {
         if let Some(v) = get("RAGPIPE_OCR_THREADS") {
             self.ocr.threads = parse("RAGPIPE_OCR_THREADS", v)?;
         }
+        if let Some(v) = get("RAGPIPE_SYNC_LEASE_SECS") {
+            self.distributed.sync_lease_secs = Some(parse("RAGPIPE_SYNC_LEASE_SECS", v)?);
+        }
+        let d = &mut self.distributed;
+        for (name, field) in [
+            ("RAGPIPE_STATE_URL", &mut d.state_url),
+            ("RAGPIPE_AMQP_URL", &mut d.amqp_url),
             ("RAGPIPE_AMQP_NAMESPACE", &mut d.namespace),
             ("RAGPIPE_SOURCE", &mut d.source),
             ("RAGPIPE_QDRANT_URL", &mut d.qdrant_url),

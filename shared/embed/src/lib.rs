@@ -9,11 +9,12 @@
 mod hash;
 mod model;
 mod onnx;
+mod pool;
 mod spec;
 mod tokenizer;
 
 pub use model::{CUSTOM, ModelFiles, ModelVariant};
-pub use onnx::{OnnxEmbedder, runtime_environment};
+pub use onnx::{OnnxEmbedder, RunOptions, runtime_environment};
 pub use spec::{DEFAULT_MODEL, ModelSeal, ModelSpec, Pooling, SPEC_FILE};
 pub use tokenizer::{Encoded, ModelTokenizer};
 

@@ -94,9 +94,13 @@ impl ModelFiles {
                 "model.name = \"custom\" needs the model's folder in [model] dir".into(),
             ));
         }
-        let Some((dir, spec)) = found else {
+        let Some((dir, mut spec)) = found else {
             return Err(EmbedError::MissingFiles(format!("model {name}: looked in {}", looked.join(", "))));
         };
+        if variant == ModelVariant::Int8 {
+            // The threshold of the weights that will run.
+            spec.threshold = spec.threshold_int8.or(spec.threshold);
+        }
         let runtime = Self::runtime_path(runtime);
         let onnx = dir.join(match variant {
             ModelVariant::Fp32 => "model.onnx",

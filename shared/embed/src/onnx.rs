@@ -3,6 +3,7 @@
 //! mask, or the first token) and L2-normalise, as the model's spec says and
 //! exactly as sentence-transformers does for all-MiniLM-L6-v2.
 
+use crate::pool::{BusyClock, SessionPool};
 use crate::{EmbedError, Embedder, Embeddings, ModelFiles, ModelSeal, ModelSpec, ModelTokenizer, Pooling};
 use ndarray::Array2;
 use ort::environment::Environment;
@@ -10,7 +11,9 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::TensorRef;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 /// ONNX Runtime allows one environment per process; the first model made
 /// (embedder or speech recogniser) loads the library, later ones share it.
@@ -32,8 +35,39 @@ fn environment(files: &ModelFiles) -> Result<Environment, EmbedError> {
     runtime_environment(&files.runtime)
 }
 
+/// How an embedder runs its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Intra-op threads over all sessions; 0 = all cores.
+    pub threads: usize,
+    /// Sessions that run batches side by side, the threads split among
+    /// them; 0 = one session per thread.
+    pub sessions: usize,
+    /// Texts per model call.
+    pub batch_size: usize,
+    /// Whether idle intra-op threads spin waiting for work (ONNX Runtime's
+    /// default) rather than sleep.
+    pub spinning: bool,
+}
+
+impl RunOptions {
+    /// One session using `threads` threads (0 = all cores).
+    pub fn single(threads: usize, batch_size: usize) -> Self {
+        RunOptions { threads, sessions: 1, batch_size, spinning: true }
+    }
+
+    /// (sessions, intra-op threads of each).
+    fn layout(&self) -> (usize, usize) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = if self.threads == 0 { cores } else { self.threads };
+        let sessions = if self.sessions == 0 { threads } else { self.sessions.min(threads) };
+        (sessions.max(1), (threads / sessions.max(1)).max(1))
+    }
+}
+
 pub struct OnnxEmbedder {
-    session: Mutex<Session>,
+    sessions: SessionPool,
+    busy: BusyClock,
     tokenizer: Arc<ModelTokenizer>,
     spec: ModelSpec,
     seal: ModelSeal,
@@ -43,20 +77,33 @@ pub struct OnnxEmbedder {
 }
 
 impl OnnxEmbedder {
-    /// Loads the model with `threads` intra-op threads (0 = all cores),
-    /// hashes its weights for the seal, and embeds one probe text to check
-    /// that the graph's output width is the one its spec declares.
+    /// Loads the model in one session with `threads` intra-op threads (0 =
+    /// all cores).
     pub fn load(files: &ModelFiles, threads: usize, batch_size: usize) -> Result<Self, EmbedError> {
+        Self::load_with(files, RunOptions::single(threads, batch_size))
+    }
+
+    /// Loads the model's sessions, hashes its weights for the seal, and
+    /// embeds one probe text to check that the graph's output width is the
+    /// one its spec declares.
+    pub fn load_with(files: &ModelFiles, options: RunOptions) -> Result<Self, EmbedError> {
         let env = environment(files)?;
         let tokenizer = Arc::new(ModelTokenizer::load(files)?);
-        let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
-        let session = Session::builder(&env)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| EmbedError::Inference(e.to_string()))?
-            .with_intra_threads(threads)
-            .map_err(|e| EmbedError::Inference(e.to_string()))?
-            .commit_from_file(&files.onnx)?;
-        let token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        let (count, threads) = options.layout();
+        let sessions = (0..count)
+            .map(|_| {
+                Session::builder(&env)?
+                    .with_optimization_level(GraphOptimizationLevel::Level3)
+                    .map_err(inference)?
+                    .with_intra_threads(threads)
+                    .map_err(inference)?
+                    .with_intra_op_spinning(options.spinning)
+                    .map_err(inference)?
+                    .commit_from_file(&files.onnx)
+                    .map_err(EmbedError::from)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let token_types = sessions[0].inputs().iter().any(|i| i.name() == "token_type_ids");
         let spec = files.spec.clone();
         let seal = ModelSeal {
             model: files.recorded_name(),
@@ -68,12 +115,13 @@ impl OnnxEmbedder {
             sha256: crate::hash::sha256_of(&files.onnx)?,
         };
         let embedder = OnnxEmbedder {
-            session: Mutex::new(session),
+            sessions: SessionPool::new(sessions),
+            busy: BusyClock::default(),
             tokenizer,
             spec,
             seal,
             token_types,
-            batch_size: batch_size.max(1),
+            batch_size: options.batch_size.max(1),
         };
         embedder.embed(&["ragpipe"])?;
         Ok(embedder)
@@ -94,7 +142,17 @@ impl OnnxEmbedder {
         &self.spec
     }
 
-    fn run_batch(&self, batch: &[&crate::Encoded]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// Sessions that run batches side by side.
+    pub fn sessions(&self) -> usize {
+        self.sessions.size()
+    }
+
+    /// Wall time so far during which at least one embedding call ran.
+    pub fn busy_time(&self) -> Duration {
+        self.busy.total()
+    }
+
+    fn run_batch(&self, session: &mut Session, batch: &[&crate::Encoded]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let rows = batch.len();
         let cols = batch.iter().map(|e| e.ids.len()).max().unwrap_or(0);
         let mut ids = Array2::<i64>::zeros((rows, cols));
@@ -107,7 +165,6 @@ impl OnnxEmbedder {
                 types[[r, c]] = ty;
             }
         }
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         let mut inputs = ort::inputs![
             "input_ids" => TensorRef::from_array_view(&ids)?,
             "attention_mask" => TensorRef::from_array_view(&mask)?,
@@ -150,6 +207,7 @@ impl OnnxEmbedder {
 
     /// Embeds `texts`, each behind `prefix`.
     fn embed_with(&self, prefix: &str, texts: &[&str]) -> Result<Embeddings, EmbedError> {
+        let _busy = self.busy.enter();
         let encoded = texts
             .iter()
             .map(|t| {
@@ -167,16 +225,53 @@ impl OnnxEmbedder {
         // Sorting by length keeps padding (wasted compute) small within a batch.
         let mut order: Vec<usize> = (0..encoded.len()).collect();
         order.sort_by_key(|&i| encoded[i].ids.len());
-        let mut vectors = vec![Vec::new(); encoded.len()];
-        for group in order.chunks(self.batch_size) {
-            let batch: Vec<&crate::Encoded> = group.iter().map(|&i| &encoded[i]).collect();
-            for (&i, v) in group.iter().zip(self.run_batch(&batch)?) {
-                vectors[i] = v;
-            }
-        }
+        let groups: Vec<&[usize]> = order.chunks(self.batch_size).collect();
+        let vectors = self.run_groups(&encoded, &groups)?;
         let tokens = encoded.iter().map(|e| e.full_len).collect();
         Ok(Embeddings { vectors, tokens, truncated })
     }
+
+    /// The vectors of `encoded`, batched as `groups` says; the batches run
+    /// side by side on as many sessions as there are free, longest first.
+    fn run_groups(&self, encoded: &[crate::Encoded], groups: &[&[usize]]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let vectors = Mutex::new(vec![Vec::new(); encoded.len()]);
+        let next = AtomicUsize::new(0);
+        let work = || -> Result<(), EmbedError> {
+            let mut session = self.sessions.take();
+            loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                let Some(group) = groups.len().checked_sub(n + 1).map(|g| groups[g]) else {
+                    return Ok(());
+                };
+                let batch: Vec<&crate::Encoded> = group.iter().map(|&i| &encoded[i]).collect();
+                let out = self.run_batch(&mut session, &batch)?;
+                let mut vectors = vectors.lock().unwrap_or_else(|p| p.into_inner());
+                for (&i, v) in group.iter().zip(out) {
+                    vectors[i] = v;
+                }
+            }
+        };
+        let helpers = self.sessions.size().min(groups.len()).saturating_sub(1);
+        if helpers == 0 {
+            work()?;
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..helpers).map(|_| s.spawn(work)).collect();
+                let mine = work();
+                let joined = handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(panicked())));
+                joined.chain([mine]).collect::<Result<(), _>>()
+            })?;
+        }
+        Ok(vectors.into_inner().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+fn inference(e: impl std::fmt::Display) -> EmbedError {
+    EmbedError::Inference(e.to_string())
+}
+
+fn panicked() -> EmbedError {
+    EmbedError::Inference("a model session's thread panicked".into())
 }
 
 impl Embedder for OnnxEmbedder {

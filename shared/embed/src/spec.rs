@@ -51,6 +51,10 @@ pub struct ModelSpec {
     /// calibrated for this model (`[search] threshold` overrides it).
     #[serde(default)]
     pub threshold: Option<f32>,
+    /// The same for the int8 weights, whose distances run a little
+    /// differently; unset: `threshold`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_int8: Option<f32>,
 }
 
 fn yes() -> bool {
@@ -71,6 +75,7 @@ impl ModelSpec {
             query_prefix: String::new(),
             passage_prefix: String::new(),
             threshold: Some(0.60),
+            threshold_int8: Some(0.59),
         }
     }
 

@@ -3,7 +3,7 @@
 //! The reference vectors were made by the reference implementation; the
 //! model comes from `scripts/provision-model.sh` (run by `.ci/run`).
 
-use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder};
+use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder, RunOptions};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -78,5 +78,31 @@ fn int8_stays_close_to_fp32() {
         assert!(cosine > 0.97, "int8 cosine {cosine} for {:?}", item.text);
         let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn sessions_side_by_side_give_the_same_vectors_in_input_order() {
+    let reference = reference();
+    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
+    for (sessions, batch_size) in [(2, 1), (3, 2)] {
+        let options = RunOptions { threads: sessions, sessions, batch_size, spinning: false };
+        let model = OnnxEmbedder::load_with(&files, options).expect("model loads");
+        assert_eq!(model.sessions(), sessions);
+        // Concurrent callers share the sessions; each gets its own texts back.
+        let (a, b) = std::thread::scope(|s| {
+            let first = s.spawn(|| model.embed(&texts).unwrap());
+            let reversed: Vec<&str> = texts.iter().rev().copied().collect();
+            (first.join().unwrap(), model.embed(&reversed).unwrap())
+        });
+        for (i, item) in reference.items.iter().enumerate() {
+            let diff = max_abs_diff(&a.vectors[i], &item.embedding);
+            assert!(diff < 1e-5, "item {i} ({sessions} sessions, batch {batch_size}) differs by {diff}");
+            let back = &b.vectors[texts.len() - 1 - i];
+            assert!(max_abs_diff(back, &item.embedding) < 1e-5, "item {i} of the reversed call");
+            assert_eq!(a.tokens[i], item.wordpieces_with_special);
+        }
+        assert!(model.busy_time() > std::time::Duration::ZERO, "embedding time is counted");
     }
 }

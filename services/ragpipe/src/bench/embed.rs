@@ -7,7 +7,7 @@ use crate::wiring;
 use anyhow::Context;
 use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
-use ragpipe_embed::{Embedder, ModelVariant, OnnxEmbedder};
+use ragpipe_embed::{Embedder, ModelVariant, OnnxEmbedder, RunOptions};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -39,38 +39,49 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
         tokens as f64 / texts.len() as f64
     );
     println!(
-        "{:<6} {:>7} {:>6} {:>10} {:>10} {:>11} {:>9} {:>6}",
-        "model", "threads", "batch", "chunks/s", "ms/chunk", "tokens/s", "GFLOP/s", "util"
+        "{:<6} {:>7} {:>8} {:>5} {:>6} {:>10} {:>10} {:>11} {:>9} {:>6}",
+        "model", "threads", "sessions", "spin", "batch", "chunks/s", "ms/chunk", "tokens/s", "GFLOP/s", "util"
     );
+    // Texts reach the model as ingest hands them over: embed jobs of
+    // `workers.embed_batch` chunks, cut into model batches.
+    let job = config.workers.embed_batch;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     for variant in [ModelVariant::Fp32, ModelVariant::Int8] {
-        for threads in [1, 2] {
-            for &batch in &args.batches {
-                let files = wiring::model_files(&config, &config.model.name, variant)?;
-                let embedder = OnnxEmbedder::load(&files, threads, batch)?;
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                embedder.embed(&refs[..refs.len().min(batch)])?; // warm-up
-                let start = Instant::now();
-                for group in refs.chunks(batch) {
-                    embedder.embed(group)?;
+        let files = wiring::model_files(&config, &config.model.name, variant)?;
+        for &threads in &args.threads {
+            for &sessions in args.sessions.iter().filter(|&&s| s <= threads) {
+                for &spinning in &args.spinning {
+                    for &batch_size in &args.batches {
+                        let options = RunOptions { threads, sessions, batch_size, spinning };
+                        let embedder = OnnxEmbedder::load_with(&files, options)?;
+                        embedder.embed(&refs[..refs.len().min(job.max(batch_size))])?; // warm-up
+                        let start = Instant::now();
+                        for group in refs.chunks(job.max(batch_size)) {
+                            embedder.embed(group)?;
+                        }
+                        let secs = start.elapsed().as_secs_f64();
+                        let gflops = tokens as f64 * FLOP_PER_TOKEN / secs / 1e9;
+                        let util = mhz.map(|m| gflops / (threads as f64 * m * 1e6 * lanes / 1e9));
+                        rows.push(serde_json::json!({
+                            "variant": variant.as_str(), "threads": threads, "sessions": sessions,
+                            "spinning": spinning, "batch": batch_size,
+                            "chunks_per_s": texts.len() as f64 / secs, "tokens_per_s": tokens as f64 / secs,
+                        }));
+                        println!(
+                            "{:<6} {:>7} {:>8} {:>5} {:>6} {:>10.1} {:>10.2} {:>11.0} {:>9.1} {:>6}",
+                            variant.as_str(),
+                            threads,
+                            sessions,
+                            if spinning { "on" } else { "off" },
+                            batch_size,
+                            texts.len() as f64 / secs,
+                            secs * 1000.0 / texts.len() as f64,
+                            tokens as f64 / secs,
+                            gflops,
+                            util.map_or("-".into(), |u| format!("{:.0}%", u * 100.0)),
+                        );
+                    }
                 }
-                let secs = start.elapsed().as_secs_f64();
-                let gflops = tokens as f64 * FLOP_PER_TOKEN / secs / 1e9;
-                let util = mhz.map(|m| gflops / (threads as f64 * m * 1e6 * lanes / 1e9));
-                rows.push(serde_json::json!({
-                    "variant": variant.as_str(), "threads": threads, "batch": batch,
-                    "chunks_per_s": texts.len() as f64 / secs, "tokens_per_s": tokens as f64 / secs,
-                }));
-                println!(
-                    "{:<6} {:>7} {:>6} {:>10.1} {:>10.2} {:>11.0} {:>9.1} {:>6}",
-                    variant.as_str(),
-                    threads,
-                    batch,
-                    texts.len() as f64 / secs,
-                    secs * 1000.0 / texts.len() as f64,
-                    tokens as f64 / secs,
-                    gflops,
-                    util.map_or("-".into(), |u| format!("{:.0}%", u * 100.0)),
-                );
             }
         }
     }

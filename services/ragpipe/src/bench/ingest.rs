@@ -17,10 +17,12 @@ pub async fn ingest(config: Config, args: BenchIngestArgs) -> anyhow::Result<Exi
     let scratch = tempfile::tempdir()?;
     let mut e2e = config.clone();
     e2e.data_dir = scratch.path().join("e2e");
+    let tree = super::TreeRss::start();
     let started = Instant::now();
     crate::ingest::run(e2e.clone(), IngestArgs { folder: args.folder.clone(), json: false, quiet: true, every: None })
         .await?;
     let wall = started.elapsed();
+    let tree_peak = tree.peak_mib();
     let state = wiring::open_state(&e2e).await?;
     let counts = state.counts().await?;
     let docs = counts.total();
@@ -39,8 +41,9 @@ pub async fn ingest(config: Config, args: BenchIngestArgs) -> anyhow::Result<Exi
     for (name, d) in &split {
         println!("  {name:<8} {:>8.2}s {:>5.1}%", d.as_secs_f64(), 100.0 * d.as_secs_f64() / total.as_secs_f64());
     }
+    println!("peak RSS of the end-to-end run's whole process tree (extraction children included): {tree_peak:.0} MiB");
     if let Some(mib) = super::peak_rss_mib() {
-        println!("peak RSS: {mib:.0} MiB (this process)");
+        println!("peak RSS: {mib:.0} MiB (this process, stage runs included)");
     }
     if let Some(mib) = super::peak_child_rss_mib() {
         println!("peak RSS of an extraction child: {mib:.0} MiB (children run one per document, beside it)");
