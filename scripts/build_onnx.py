@@ -196,7 +196,7 @@ def build_encoder(t: Callable[[str], np.ndarray], *, hidden: int, heads: int, la
 
 
 def quantize_int8(source: Path | onnx.ModelProto, out_path: Path, *, op_types: list[str] | None = None,
-                  per_channel: bool = True) -> None:
+                  per_channel: bool = True, reduce_range: bool = False) -> None:
     """Dynamic int8 quantisation of `source` (a file or an in-memory graph):
     weights int8, activations quantised per call. `op_types` limits which ops
     are quantised (None: every op type onnxruntime's dynamic mode knows)."""
@@ -214,7 +214,8 @@ def quantize_int8(source: Path | onnx.ModelProto, out_path: Path, *, op_types: l
     root.setLevel(logging.ERROR)
     try:
         quantize_dynamic(source if isinstance(source, onnx.ModelProto) else str(source), str(out_path),
-                         weight_type=QuantType.QInt8, per_channel=per_channel, op_types_to_quantize=op_types)
+                         weight_type=QuantType.QInt8, per_channel=per_channel, reduce_range=reduce_range,
+                         op_types_to_quantize=op_types)
     finally:
         root.setLevel(level)
 
