@@ -102,7 +102,9 @@ pub struct ModelConfig {
     /// Intra-op threads per embedder; 0 = all cores. Env: `RAGPIPE_THREADS`.
     pub threads: usize,
     /// Model sessions that embed batches side by side, the threads split
-    /// among them; 0 = one session per thread. Env: `RAGPIPE_SESSIONS`.
+    /// among them; 0 (default) = one session of one thread per thread: on 2
+    /// cores 1.2–1.4× the chunks/s of one session of two threads
+    /// (docs/BENCHMARKS.md). Env: `RAGPIPE_SESSIONS`.
     pub sessions: usize,
     /// Texts per model call. 1 by default: on CPU one sequence's activations
     /// stay in cache and batch 1 embeds 1.6–1.8× faster than batch 32
@@ -226,7 +228,7 @@ impl Default for ModelConfig {
             runtime: None,
             variant: "fp32".into(),
             threads: 0,
-            sessions: 1,
+            sessions: 0,
             batch_size: 1,
         }
     }
