@@ -84,8 +84,9 @@ impl Run {
 fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     // Recognition off: silent-talk.wav (speech, no sidecar) is the case of a
     // deployment without it (tests/speech.rs covers it on).
-    let run =
-        Run::new("[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n");
+    let run = Run::new(
+        "[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n",
+    );
     for kind in ["pdf", "audio", "sheets", "code"] {
         copy_fixtures(kind, run.folder.path());
     }

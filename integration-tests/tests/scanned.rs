@@ -21,9 +21,11 @@ fn fixture(name: &str) -> PathBuf {
 #[test]
 fn scans_are_read_indexed_and_found_with_page_and_region() {
     let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    for (from, to) in
-        [("c03-29.pdf", "huckleberry-p29.pdf"), ("two-pages.tif", "recipe-and-pangrams.tif"), ("linn.png", "brochure.png")]
-    {
+    for (from, to) in [
+        ("c03-29.pdf", "huckleberry-p29.pdf"),
+        ("two-pages.tif", "recipe-and-pangrams.tif"),
+        ("linn.png", "brochure.png"),
+    ] {
         std::fs::copy(fixture(from), folder.path().join(to)).unwrap();
     }
     let run = |args: &[&str]| {

@@ -17,7 +17,7 @@ mod stage;
 
 pub use child::child_main;
 pub use isolate::{ChildLimits, Isolation};
-pub use service::{ExtractorConfig, Ports, run};
 pub use ocr::OcrSettings;
+pub use service::{ExtractorConfig, Ports, run};
 pub use speech::AsrSettings;
 pub use stage::{ExtractOutcome, ExtractStage, SIDECAR_EXTENSIONS};

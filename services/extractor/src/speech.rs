@@ -9,9 +9,9 @@
 //! (~0.3 s for base, next to ~5 s of compute per minute of speech) and the
 //! memory goes back to the system when the child exits.
 
+use crate::ocr::{OcrReader, OcrSettings};
 use ragpipe_asr::{Variant, Whisper};
 use ragpipe_config::Config;
-use crate::ocr::{OcrReader, OcrSettings};
 use ragpipe_extract::{Cue, PageReader, Transcriber};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

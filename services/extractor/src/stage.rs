@@ -1,10 +1,10 @@
 use crate::ExtractorConfig;
 use crate::isolate::{IsolateError, Request, extract_isolated};
+use crate::speech::{extractor_version, versioned};
 use async_trait::async_trait;
 use opentelemetry::KeyValue;
 use ragpipe_chunking::{TokenCounter, chunk_document};
 use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
-use crate::speech::{extractor_version, versioned};
 use ragpipe_extract::detect;
 use ragpipe_queue::{Delivery, Handler, Outcome, Queue, Topic};
 use ragpipe_source::{ObjectSource, SourceError};
@@ -56,7 +56,9 @@ impl Handler for ExtractStage {
         if self.topic == Topic::Extract && self.transcribes(&job.key) {
             return match self.queue.publish(Topic::Transcribe, delivery.payload.clone()).await {
                 Ok(()) => Outcome::Done,
-                Err(e) => Outcome::Retry(format!("document {}: moving it to the transcribe queue: {e}", job.document_id)),
+                Err(e) => {
+                    Outcome::Retry(format!("document {}: moving it to the transcribe queue: {e}", job.document_id))
+                }
             };
         }
         // One span per extraction, continuing the document's trace from the

@@ -102,7 +102,16 @@ mod tests {
             text.push_str(t);
             blocks.push(Block { kind: BlockKind::Cue { start: *start, end: *end }, range: at..text.len(), page: None });
         }
-        Document { title: "Talk".into(), kind: Kind::Audio, text, blocks, tables: vec![], duration: Some(60.0), regions: Vec::new(), ocr_pages: Vec::new() }
+        Document {
+            title: "Talk".into(),
+            kind: Kind::Audio,
+            text,
+            blocks,
+            tables: vec![],
+            duration: Some(60.0),
+            regions: Vec::new(),
+            ocr_pages: Vec::new(),
+        }
     }
 
     #[test]
@@ -129,8 +138,12 @@ mod tests {
     #[test]
     fn a_chunk_spans_at_most_max_transcript_secs_of_the_recording() {
         // Short prompts with long pauses: the budget alone would take all four.
-        let doc = transcript(&[("Press one.", 0.0, 2.0), ("Press two.", 12.0, 14.0), ("Press three.", 25.0, 27.0),
-                               ("Press four.", 40.0, 42.0)]);
+        let doc = transcript(&[
+            ("Press one.", 0.0, 2.0),
+            ("Press two.", 12.0, 14.0),
+            ("Press three.", 25.0, 27.0),
+            ("Press four.", 40.0, 42.0),
+        ]);
         let cfg = ChunkConfig { max_transcript_secs: 30, ..ChunkConfig::default() };
         let spans: Vec<_> = crate::chunk_document(&doc, &Words, &cfg).iter().map(|c| c.locator.time).collect();
         assert_eq!(spans, [Some((0.0, 27.0)), Some((40.0, 42.0))]);

@@ -160,7 +160,16 @@ impl TextBuilder {
 
     pub fn build(mut self, title: String, kind: Kind) -> Document {
         self.finish();
-        Document { title, kind, text: self.text, blocks: self.blocks, tables: self.tables, duration: None, regions: Vec::new(), ocr_pages: Vec::new() }
+        Document {
+            title,
+            kind,
+            text: self.text,
+            blocks: self.blocks,
+            tables: self.tables,
+            duration: None,
+            regions: Vec::new(),
+            ocr_pages: Vec::new(),
+        }
     }
 }
 

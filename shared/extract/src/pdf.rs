@@ -114,7 +114,16 @@ fn assemble(title: String, pages: &[Page]) -> Document {
             blocks.push(Block { kind, range: start..text.len(), page: Some(page.number) });
         }
     }
-    Document { title, kind: Kind::Pdf, text, blocks, tables: Vec::new(), duration: None, regions: Vec::new(), ocr_pages: Vec::new() }
+    Document {
+        title,
+        kind: Kind::Pdf,
+        text,
+        blocks,
+        tables: Vec::new(),
+        duration: None,
+        regions: Vec::new(),
+        ocr_pages: Vec::new(),
+    }
 }
 
 /// Groups a page's lines into paragraphs: a new one starts where the gap to

@@ -23,8 +23,7 @@ pub(crate) struct Strip {
 pub(crate) fn strip(page: &GrayImage, r: &RotRect) -> Strip {
     let (u, v) = r.axes();
     // Reading direction `a` over the line's length, `b` across it.
-    let (a, b, len_a, len_b) =
-        if r.h >= 1.5 * r.w { (v, (-u.0, -u.1), r.h, r.w) } else { (u, v, r.w, r.h) };
+    let (a, b, len_a, len_b) = if r.h >= 1.5 * r.w { (v, (-u.0, -u.1), r.h, r.w) } else { (u, v, r.w, r.h) };
     let width = ((HEIGHT as f32 * len_a / len_b.max(1.0)).round() as usize).clamp(1, MAX_WIDTH);
     let (step_a, step_b) = (len_a / width as f32, len_b / HEIGHT as f32);
     let k = (step_a.max(step_b).ceil() as usize).clamp(1, 4);

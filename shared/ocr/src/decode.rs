@@ -107,9 +107,7 @@ fn tiff_page(decoder: &mut tiff::decoder::Decoder<Cursor<&[u8]>>, limits: Decode
     let (w, h) = decoder.dimensions().map_err(|e| unsupported(&e.to_string()))?;
     check_size(w, h, limits)?;
     let color = decoder.colortype().map_err(|e| unsupported(&e.to_string()))?;
-    let white_is_zero = decoder
-        .get_tag_u32(tiff::tags::Tag::PhotometricInterpretation)
-        .is_ok_and(|p| p == 0);
+    let white_is_zero = decoder.get_tag_u32(tiff::tags::Tag::PhotometricInterpretation).is_ok_and(|p| p == 0);
     let data = decoder.read_image().map_err(|e| unsupported(&e.to_string()))?;
     let n = (w as usize) * (h as usize);
     let mut grey: Vec<u8> = match (color, data) {
@@ -132,7 +130,14 @@ fn tiff_page(decoder: &mut tiff::decoder::Decoder<Cursor<&[u8]>>, limits: Decode
 /// A page from raw pixels as a PDF stores them: `components` (1 grey,
 /// 3 RGB) of `bits` (1 or 8) each, rows padded to whole bytes; 1-bit
 /// black is 0, as in `DeviceGray`.
-pub fn raw_page(w: u32, h: u32, components: u8, bits: u8, data: &[u8], limits: DecodeLimits) -> Result<GrayImage, OcrError> {
+pub fn raw_page(
+    w: u32,
+    h: u32,
+    components: u8,
+    bits: u8,
+    data: &[u8],
+    limits: DecodeLimits,
+) -> Result<GrayImage, OcrError> {
     check_size(w, h, limits)?;
     let n = (w as usize) * (h as usize);
     let grey: Vec<u8> = match (components, bits) {

@@ -19,9 +19,9 @@
 //! The orientation classifier is not used: measured on upright scans, it
 //! turned correct lines upside down (6–8 % CER against 0.0–0.2 % without).
 
+mod crop;
 pub mod decode;
 mod detect;
-mod crop;
 mod geometry;
 mod model;
 pub mod order;

@@ -148,8 +148,7 @@ fn order(lines: Vec<Line>, height: f32, depth: u32) -> Vec<Line> {
             }
         }
         let mid = (g.0 + g.1) / 2;
-        let (left, right): (Vec<Line>, Vec<Line>) =
-            region.into_iter().partition(|l| l.rect.x + l.rect.w / 2 < mid);
+        let (left, right): (Vec<Line>, Vec<Line>) = region.into_iter().partition(|l| l.rect.x + l.rect.w / 2 < mid);
         out.extend(order(left, height, depth + 1));
         out.extend(order(right, height, depth + 1));
     }

@@ -61,9 +61,11 @@ fn reference(name: &str) -> String {
 fn scans_read_within_a_small_error_rate_in_reading_order() {
     let mut engine = engine();
     // (image, reference, the CER it must stay under)
-    for (image, truth, max) in
-        [("eurotext.png", "eurotext.txt", 0.02), ("typewriter.png", "typewriter.txt", 0.02), ("linn.png", "linn.txt", 0.03)]
-    {
+    for (image, truth, max) in [
+        ("eurotext.png", "eurotext.txt", 0.02),
+        ("typewriter.png", "typewriter.txt", 0.02),
+        ("linn.png", "linn.txt", 0.03),
+    ] {
         let page = read(&mut engine, image);
         let got = text(&page);
         let rate = cer(&reference(truth), &got);

@@ -65,9 +65,14 @@ pub fn asr(config: Config, args: BenchAsrArgs) -> anyhow::Result<ExitCode> {
     let peak = super::peak_rss_mib().unwrap_or(0.0);
     let rtf = if audio > 0.0 { spent / audio } else { 0.0 };
     if args.json {
-        println!("{}", json!({"load_seconds": load_seconds, "audio_seconds": audio, "seconds": spent, "rtf": rtf, "peak_rss_mib": peak}));
+        println!(
+            "{}",
+            json!({"load_seconds": load_seconds, "audio_seconds": audio, "seconds": spent, "rtf": rtf, "peak_rss_mib": peak})
+        );
     } else {
-        println!("{audio:.1}s of audio in {spent:.2}s: real-time factor {rtf:.3}; load {load_seconds:.2}s; peak RSS {peak:.0} MiB");
+        println!(
+            "{audio:.1}s of audio in {spent:.2}s: real-time factor {rtf:.3}; load {load_seconds:.2}s; peak RSS {peak:.0} MiB"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,12 @@ use pdf_extract::{Document as Pdf, Object};
 use ragpipe_core::{Document, Kind};
 use ragpipe_ocr::{GrayImage, PageText, decode};
 
-pub(crate) fn extract(pdf: &Pdf, title: String, reader: &mut dyn PageReader, limits: &Limits) -> Result<Document, ExtractError> {
+pub(crate) fn extract(
+    pdf: &Pdf,
+    title: String,
+    reader: &mut dyn PageReader,
+    limits: &Limits,
+) -> Result<Document, ExtractError> {
     let mut pages = Vec::new();
     for (number, id) in pdf.get_pages() {
         let image = page_image(pdf, id, number, limits)?;
@@ -29,7 +34,12 @@ pub(crate) fn extract(pdf: &Pdf, title: String, reader: &mut dyn PageReader, lim
 }
 
 /// The page's largest image, decoded to grey; `None` for a page without one.
-fn page_image(pdf: &Pdf, id: pdf_extract::ObjectId, number: u32, limits: &Limits) -> Result<Option<GrayImage>, ExtractError> {
+fn page_image(
+    pdf: &Pdf,
+    id: pdf_extract::ObjectId,
+    number: u32,
+    limits: &Limits,
+) -> Result<Option<GrayImage>, ExtractError> {
     let images = pdf.get_page_images(id).map_err(|e| malformed(number, &e.to_string()))?;
     let Some(img) = images.iter().max_by_key(|i| i.width.saturating_mul(i.height)) else { return Ok(None) };
     let filters = img.filters.clone().unwrap_or_default();
@@ -41,7 +51,8 @@ fn page_image(pdf: &Pdf, id: pdf_extract::ObjectId, number: u32, limits: &Limits
             pages.next().transpose().map_err(ocr_error)
         }
         [] | ["FlateDecode"] => {
-            let stream = pdf.get_object(img.id).and_then(Object::as_stream).map_err(|e| malformed(number, &e.to_string()))?;
+            let stream =
+                pdf.get_object(img.id).and_then(Object::as_stream).map_err(|e| malformed(number, &e.to_string()))?;
             let data = if filters.is_empty() {
                 stream.content.clone()
             } else {
