@@ -34,11 +34,12 @@ fn corpus() -> tempfile::TempDir {
 }
 
 /// A model folder holding the provisioned MiniLM's tokenizer, `onnx` as its
-/// `model.onnx`, and `spec` as its `ragpipe-model.json`.
-fn model_folder(onnx: &Path, spec: &str) -> tempfile::TempDir {
+/// `as_file` (`model.onnx`, or `model-int8.onnx` for the int8 variant), and
+/// `spec` as its `ragpipe-model.json`.
+fn model_folder(onnx: &Path, as_file: &str, spec: &str) -> tempfile::TempDir {
     let provisioned = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
     let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(onnx, dir.path().join("model.onnx")).unwrap();
+    std::os::unix::fs::symlink(onnx, dir.path().join(as_file)).unwrap();
     std::os::unix::fs::symlink(&provisioned.tokenizer, dir.path().join("tokenizer.json")).unwrap();
     std::fs::write(dir.path().join("ragpipe-model.json"), spec).unwrap();
     dir
@@ -56,15 +57,16 @@ fn an_index_refuses_other_weights_under_its_models_name() {
     let found = ragpipe(data.path(), &[], &["search", "what does remote work need", "--json", "--no-threshold"]);
     assert!(found.status.success(), "{}", stderr(&found));
 
-    // The int8 weights, presented as all-MiniLM-L6-v2 itself.
+    // The index runs the default int8 weights; the fp32 weights, presented
+    // as all-MiniLM-L6-v2's int8 file.
     let spec = r#"{"name": "all-MiniLM-L6-v2", "dims": 384, "max_tokens": 256}"#;
-    let imposter = model_folder(&minilm(ModelVariant::Int8), spec);
+    let imposter = model_folder(&minilm(ModelVariant::Fp32), "model-int8.onnx", spec);
     let env = [("RAGPIPE_MODEL_DIR", imposter.path())];
     for args in [&["search", "what does remote work need"][..], &["ingest", folder.path().to_str().unwrap()]] {
         let out = ragpipe(data.path(), &env, args);
         let why = stderr(&out);
         assert!(!out.status.success(), "{args:?} ran with other weights");
-        assert!(why.contains("is sealed to model all-MiniLM-L6-v2"), "{why}");
+        assert!(why.contains("is sealed to model all-MiniLM-L6-v2-int8"), "{why}");
         assert!(why.contains("weights sha256"), "{why}");
         assert!(why.contains("ragpipe reindex"), "says what to do: {why}");
     }
@@ -76,11 +78,18 @@ fn an_index_refuses_other_weights_under_its_models_name() {
 #[test]
 fn a_custom_model_is_recorded_under_its_own_name_and_width() {
     let (folder, data) = (corpus(), tempfile::tempdir().unwrap());
-    let custom = model_folder(&minilm(ModelVariant::Fp32), r#"{"name": "my-encoder", "dims": 384, "max_tokens": 128}"#);
+    let spec = r#"{"name": "my-encoder", "dims": 384, "max_tokens": 128}"#;
+    let custom = model_folder(&minilm(ModelVariant::Fp32), "model.onnx", spec);
     let env = [("RAGPIPE_MODEL_DIR", custom.path())];
     let config = data.path().join("ragpipe.toml");
+    // A folder with only model.onnx under the default variant (int8): refused, saying what to do.
     std::fs::write(&config, "[model]\nname = \"custom\"\n").unwrap();
     let cfg = config.to_str().unwrap();
+    let out = ragpipe(data.path(), &env, &["--config", cfg, "ingest", folder.path().to_str().unwrap()]);
+    let why = stderr(&out);
+    assert!(!out.status.success(), "ran without int8 weights");
+    assert!(why.contains("model-int8.onnx") && why.contains("variant = \"fp32\""), "{why}");
+    std::fs::write(&config, "[model]\nname = \"custom\"\nvariant = \"fp32\"\n").unwrap();
     let out = ragpipe(data.path(), &env, &["--config", cfg, "ingest", folder.path().to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let found = ragpipe(data.path(), &env, &["--config", cfg, "search", "VPN agreement", "--json", "--no-threshold"]);
@@ -90,7 +99,8 @@ fn a_custom_model_is_recorded_under_its_own_name_and_width() {
     assert!(json["index"]["name"].as_str().unwrap().starts_with("chunks_my-encoder_384d"), "{json}");
 
     // A spec that misstates the width: refused, not cut to fit.
-    let wide = model_folder(&minilm(ModelVariant::Fp32), r#"{"name": "wide", "dims": 768, "max_tokens": 256}"#);
+    let wide =
+        model_folder(&minilm(ModelVariant::Fp32), "model.onnx", r#"{"name": "wide", "dims": 768, "max_tokens": 256}"#);
     let env = [("RAGPIPE_MODEL_DIR", wide.path())];
     let fresh = tempfile::tempdir().unwrap();
     let out = ragpipe(fresh.path(), &env, &["--config", cfg, "ingest", folder.path().to_str().unwrap()]);
@@ -119,10 +129,17 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     let found = ragpipe(data.path(), &[], &["--config", cfg, "search", asked, "--json"]);
     assert!(found.status.success(), "{}", stderr(&found));
     let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
-    assert_eq!(json["index"]["model"], "multilingual-e5-small", "{json}");
+    assert_eq!(json["index"]["model"], "multilingual-e5-small-int8", "the default variant: {json}");
     assert_eq!(json["abstained"], false, "{json}");
-    let top = &json["hits"][0];
-    assert!(top["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{json}");
-    assert!(top["content"].as_str().unwrap().contains("los permisos para utilizarlos"), "{json}");
-    assert!(top["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
+    // The answer is the nearest chunk; fused with BM25 (which favours
+    // chmod(1)'s many "usuarios") it leads or comes second.
+    let hits = json["hits"].as_array().unwrap();
+    let answer = hits[..2]
+        .iter()
+        .find(|h| h["content"].as_str().unwrap().contains("los permisos para utilizarlos"))
+        .unwrap_or_else(|| panic!("not in the first two hits: {json}"));
+    assert!(answer["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{json}");
+    assert!(answer["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
+    let nearest = hits.iter().map(|h| h["distance"].as_f64().unwrap()).fold(f64::MAX, f64::min);
+    assert_eq!(answer["distance"].as_f64().unwrap(), nearest, "the nearest chunk: {json}");
 }

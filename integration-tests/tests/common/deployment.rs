@@ -6,6 +6,7 @@
 
 use super::net::Proxy;
 use ragpipe_core::{DocState, DocStatus, DocumentId, PIPELINE_VERSION};
+use ragpipe_embed::{DEFAULT_MODEL, ModelVariant};
 use ragpipe_integration_tests::ragpipe_bin;
 use ragpipe_state::SqlStateStore;
 use ragpipe_vectors::{CollectionSpec, EdgeStore, QdrantStore, VectorStore};
@@ -255,9 +256,11 @@ impl Deployment {
         }
     }
 
-    /// The collection of the first index (this build's pipeline version).
+    /// The collection of the first index (the default model and variant,
+    /// this build's pipeline version).
     pub fn live_collection(&self) -> String {
-        CollectionSpec { model: "all-MiniLM-L6-v2".into(), dims: 384, pipeline_version: PIPELINE_VERSION.into() }.name()
+        let model = ModelVariant::default().recorded_name(DEFAULT_MODEL);
+        CollectionSpec { model, dims: 384, pipeline_version: PIPELINE_VERSION.into() }.name()
     }
 
     /// Every indexed document's count in state equals its points in the
