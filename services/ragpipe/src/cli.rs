@@ -428,4 +428,8 @@ pub struct EvalArgs {
     /// `split` field); lines without one belong to every split.
     #[arg(long)]
     pub split: Option<String>,
+    /// Sweep thresholds for this margin weight instead of the model's
+    /// (0: the nearest distance alone).
+    #[arg(long)]
+    pub margin_weight: Option<f32>,
 }

@@ -40,7 +40,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());
     }
     let mode = if args.dense_only || config.search.mode == "dense" { Mode::Dense } else { Mode::Hybrid };
-    let opts = SearchOptions { top_k: DEPTH, mode, rrf_k: config.search.rrf_k, threshold: None };
+    let opts = SearchOptions { top_k: DEPTH, mode, rrf_k: config.search.rrf_k, abstention: None };
     let texts: Vec<&str> =
         golden.iter().map(|g| g.query.as_str()).chain(ood.iter().map(|o| o.query.as_str())).collect();
     let e = embedder.clone();
@@ -51,6 +51,9 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             .vectors;
     let bm25 = Bm25::new();
     let store: &dyn VectorStore = vectors.as_ref();
+    // The sweep calibrates the model's rule: the nearest distance less its
+    // margin weight times the margin (`--margin-weight` tries another).
+    let weight = args.margin_weight.unwrap_or_else(|| embedder.margin_weight());
 
     let mut results = Vec::with_capacity(golden.len());
     for (g, v) in golden.iter().zip(&vecs) {
@@ -64,6 +67,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             rank,
             nearest_distance: answer.nearest_distance.unwrap_or(2.0),
             lexical_overlap: lexical_overlap(&bm25, &g.query, &answer),
+            margin: answer.margin(),
             destroyed: !chunks.iter().any(|c| g.answered_by(&c.content, &c.locator)),
         });
     }
@@ -74,15 +78,16 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             id: o.id.clone(),
             nearest_distance: answer.nearest_distance.unwrap_or(2.0),
             lexical_overlap: lexical_overlap(&bm25, &o.query, &answer),
+            margin: answer.margin(),
         });
     }
     let facts = index_facts(state.as_ref(), &chunks, embedder.window()).await?;
     let run = serde_json::json!({
-        "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(),
+        "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(), "margin_weight": weight,
         "chunk_budget": config.chunking.budget, "contextual_header": config.chunking.contextual_header,
         "golden": golden_path, "ood": args.ood,
     });
-    let report = Report::build(run, results, ood_results, facts);
+    let report = Report::build(run, results, ood_results, facts, weight);
     if let Some(out) = &args.out {
         std::fs::write(out, serde_json::to_string_pretty(&report)?)?;
     }
@@ -179,11 +184,13 @@ fn print_report(r: &Report) {
         if r.destroyed.is_empty() { "none".into() } else { r.destroyed.join(", ") }
     );
     if !r.ood.is_empty() {
-        println!(
-            "threshold sweep (cosine distance of the nearest chunk): threshold  refused/{}  bluffs/{}",
-            r.queries.len(),
-            r.ood.len()
-        );
+        let weight = r.run["margin_weight"].as_f64().unwrap_or(0.0);
+        let evidence = if weight > 0.0 {
+            format!("nearest chunk's cosine distance - {weight:.2} x margin to the next document")
+        } else {
+            "cosine distance of the nearest chunk".to_string()
+        };
+        println!("threshold sweep ({evidence}): threshold  refused/{}  bluffs/{}", r.queries.len(), r.ood.len());
         // About 20 rows of the 0.01 grid (all of it is in --out), and the
         // suggested one.
         let every = r.sweep.len().div_ceil(20).max(1);

@@ -62,10 +62,18 @@ pub fn options(config: &Config, no_threshold: bool, dense_only: bool) -> Options
 
 fn print_text(out: &SearchResponse) {
     if out.abstained {
+        let evidence = match out.margin_weight {
+            w if w > 0.0 => format!(
+                "nearest distance {:.2} - {w:.2} x margin {:.2} over the threshold {:.2}",
+                out.nearest_distance.unwrap_or_default(),
+                out.margin,
+                out.threshold.unwrap_or_default()
+            ),
+            _ => format!("cosine distance threshold {:.2}", out.threshold.unwrap_or_default()),
+        };
         println!(
-            "no answer: nothing in the index is close enough to {:?} (cosine distance threshold {:.2}; --no-threshold lists hits anyway)",
-            out.query,
-            out.threshold.unwrap_or_default()
+            "no answer: nothing in the index is close enough to {:?} ({evidence}; --no-threshold lists hits anyway)",
+            out.query
         );
         return;
     }

@@ -2,7 +2,7 @@
 //! and `POST /api/search` returns.
 
 use ragpipe_state::IndexRecord;
-use ragpipe_vectors::retrieval::Answer;
+use ragpipe_vectors::retrieval::{Answer, SearchOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -12,9 +12,19 @@ pub struct SearchResponse {
     pub query: String,
     /// Nothing in the index is close enough to the query to be an answer.
     pub abstained: bool,
-    /// The cosine distance the nearest chunk had to be within (`None`: no
-    /// threshold was applied).
+    /// The cosine distance the nearest chunk had to be within, after the
+    /// margin's credit (`None`: no threshold was applied).
     pub threshold: Option<f32>,
+    /// The evidence: the nearest chunk's cosine distance, how much nearer
+    /// it is than any other document's (the margin), and how much the
+    /// margin counts (abstained: distance - min(margin_weight * margin,
+    /// 0.3 * threshold) > threshold; `ragpipe_core::abstention`).
+    #[serde(default)]
+    pub nearest_distance: Option<f32>,
+    #[serde(default)]
+    pub margin: f32,
+    #[serde(default)]
+    pub margin_weight: f32,
     pub hits: Vec<HitOut>,
 }
 
@@ -42,7 +52,7 @@ pub struct IndexOut {
 }
 
 impl SearchResponse {
-    pub fn new(index: &IndexRecord, query: &str, threshold: Option<f32>, answer: Answer) -> Self {
+    pub fn new(index: &IndexRecord, query: &str, opts: &SearchOptions, answer: Answer) -> Self {
         SearchResponse {
             index: IndexOut {
                 name: index.name.clone(),
@@ -51,7 +61,10 @@ impl SearchResponse {
             },
             query: query.to_string(),
             abstained: answer.abstained,
-            threshold,
+            threshold: opts.abstention.map(|a| a.threshold),
+            nearest_distance: answer.nearest_distance,
+            margin: answer.margin(),
+            margin_weight: opts.abstention.map_or(0.0, |a| a.margin_weight),
             hits: answer
                 .hits
                 .into_iter()

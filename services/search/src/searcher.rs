@@ -6,6 +6,7 @@
 
 use crate::{SearchError, SearchResponse};
 use lru::LruCache;
+use ragpipe_core::Abstention;
 use ragpipe_embed::Embedder;
 use ragpipe_state::{IndexRecord, NewIndex, StateStore, live_index};
 use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
@@ -44,8 +45,8 @@ pub struct Ports {
 }
 
 /// When a search answers nothing: never, beyond a fixed cosine distance
-/// (`[search] threshold`), or beyond the one calibrated for the index's
-/// model (the default).
+/// (`[search] threshold`, the distance alone), or by the rule calibrated for
+/// the index's model (the default: its threshold and margin weight).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Threshold {
     Off,
@@ -107,19 +108,23 @@ impl Searcher {
         check(req, self.options.max_top_k)?;
         let live = self.live().await?;
         let vector = self.query_vector(&live, &req.query).await?;
+        let abstention = match self.options.threshold {
+            Threshold::Off => None,
+            Threshold::Fixed(t) => Some(Abstention::distance(t)),
+            Threshold::OfModel => live
+                .embedder
+                .threshold()
+                .map(|threshold| Abstention { threshold, margin_weight: live.embedder.margin_weight() }),
+        };
         let opts = SearchOptions {
             top_k: req.top_k.unwrap_or(self.options.top_k),
             mode: self.options.mode,
             rrf_k: self.options.rrf_k,
-            threshold: match self.options.threshold {
-                Threshold::Off => None,
-                Threshold::Fixed(t) => Some(t),
-                Threshold::OfModel => live.embedder.threshold(),
-            },
+            abstention,
         };
         let store = live.store.as_ref();
         let answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &opts, &req.filter).await?;
-        Ok(SearchResponse::new(&live.index, &req.query, opts.threshold, answer))
+        Ok(SearchResponse::new(&live.index, &req.query, &opts, answer))
     }
 
     /// Opens the live index if it is not open yet (what readiness checks).

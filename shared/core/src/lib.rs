@@ -4,6 +4,7 @@
 //! messages. Keeping these pure lets the embedded and distributed adapters agree
 //! on one data model and lets every stage be unit-tested without servers.
 
+pub mod abstention;
 pub mod chunk;
 pub mod chunking;
 pub mod document;
@@ -13,6 +14,7 @@ pub mod locator;
 pub mod messages;
 pub mod state;
 
+pub use abstention::Abstention;
 pub use chunk::Chunk;
 pub use chunking::{ChunkConfig, TOO_MANY_TOKENS, TableRows, TokenCounter};
 pub use document::{Block, BlockKind, Document, Kind, OcrPage, Region, Table};

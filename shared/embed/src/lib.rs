@@ -73,6 +73,13 @@ pub trait Embedder: Send + Sync {
     fn threshold(&self) -> Option<f32> {
         None
     }
+    /// How much the margin of the nearest document over the next one
+    /// counts towards answering (the distance compared with the threshold
+    /// is the nearest distance less this times the margin); 0: the
+    /// distance alone.
+    fn margin_weight(&self) -> f32 {
+        0.0
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

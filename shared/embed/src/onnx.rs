@@ -298,4 +298,8 @@ impl Embedder for OnnxEmbedder {
     fn threshold(&self) -> Option<f32> {
         self.spec.threshold
     }
+
+    fn margin_weight(&self) -> f32 {
+        self.spec.margin_weight.unwrap_or(0.0)
+    }
 }

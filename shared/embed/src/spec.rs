@@ -55,6 +55,12 @@ pub struct ModelSpec {
     /// differently; unset: `threshold`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_int8: Option<f32>,
+    /// How much the nearest document's margin over the next document
+    /// counts towards answering: a search abstains when the nearest
+    /// distance less this times the margin exceeds the threshold (unset: 0,
+    /// the distance alone). Calibrated with the threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_weight: Option<f32>,
 }
 
 fn yes() -> bool {
@@ -74,8 +80,9 @@ impl ModelSpec {
             max_tokens: 256,
             query_prefix: String::new(),
             passage_prefix: String::new(),
-            threshold: Some(0.60),
-            threshold_int8: Some(0.59),
+            threshold: Some(0.49),
+            threshold_int8: Some(0.49),
+            margin_weight: Some(1.5),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Aggregating per-query results into the report, and comparing two reports.
 
 use crate::stats::{sign_test, wilson};
+use ragpipe_core::Abstention;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -22,6 +23,10 @@ pub struct QueryResult {
     /// for abstention beside the distance (docs/EVALUATION.md).
     #[serde(default)]
     pub lexical_overlap: f32,
+    /// How much nearer the nearest chunk is than the nearest chunk of any
+    /// other document (cosine distance; 0 when no other document is near).
+    #[serde(default)]
+    pub margin: f32,
     /// No single chunk of the index holds every needle: chunking destroyed it.
     pub destroyed: bool,
 }
@@ -33,6 +38,8 @@ pub struct OodResult {
     pub nearest_distance: f32,
     #[serde(default)]
     pub lexical_overlap: f32,
+    #[serde(default)]
+    pub margin: f32,
 }
 
 /// A proportion with its Wilson 95 % interval.
@@ -118,10 +125,11 @@ fn grouped(results: &[QueryResult], key: impl Fn(&QueryResult) -> &str) -> BTree
 }
 
 /// Refusals and bluffs at every threshold 0.01 apart across the nearest
-/// distances seen: models place them differently (MiniLM's in-domain
-/// questions sit around 0.3–0.6, e5's around 0.1–0.25), so the grid
-/// follows the data.
-pub fn sweep(queries: &[QueryResult], ood: &[OodResult]) -> Vec<SweepRow> {
+/// distances seen, by the model's rule (`margin_weight`, see
+/// [`Abstention`]): models place distances differently (MiniLM's in-domain
+/// questions sit around 0.3–0.6, e5's around 0.1–0.25), so the grid follows
+/// the data.
+pub fn sweep(queries: &[QueryResult], ood: &[OodResult], margin_weight: f32) -> Vec<SweepRow> {
     let seen = queries.iter().map(|q| q.nearest_distance).chain(ood.iter().map(|o| o.nearest_distance));
     let (low, high) = seen.fold((f32::MAX, f32::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
     if low > high {
@@ -131,10 +139,11 @@ pub fn sweep(queries: &[QueryResult], ood: &[OodResult]) -> Vec<SweepRow> {
     (from..=to)
         .map(|i| {
             let t = i as f32 / 100.0;
+            let rule = Abstention { threshold: t, margin_weight };
             SweepRow {
                 threshold: t,
-                refused: queries.iter().filter(|q| q.nearest_distance > t).count(),
-                bluffs: ood.iter().filter(|o| o.nearest_distance <= t).count(),
+                refused: queries.iter().filter(|q| rule.abstains(q.nearest_distance, q.margin)).count(),
+                bluffs: ood.iter().filter(|o| !rule.abstains(o.nearest_distance, o.margin)).count(),
             }
         })
         .collect()
@@ -155,9 +164,17 @@ fn suggest(rows: &[SweepRow], queries: usize, ood: usize) -> Option<f32> {
 }
 
 impl Report {
-    pub fn build(run: serde_json::Value, queries: Vec<QueryResult>, ood: Vec<OodResult>, index: IndexFacts) -> Report {
+    /// The report of one run; the threshold sweep follows the rule with
+    /// `margin_weight` (0: the nearest distance alone).
+    pub fn build(
+        run: serde_json::Value,
+        queries: Vec<QueryResult>,
+        ood: Vec<OodResult>,
+        index: IndexFacts,
+        margin_weight: f32,
+    ) -> Report {
         let all: Vec<&QueryResult> = queries.iter().collect();
-        let rows = sweep(&queries, &ood);
+        let rows = sweep(&queries, &ood, margin_weight);
         Report {
             run,
             overall: metrics(&all),
@@ -229,6 +246,7 @@ mod tests {
             rank,
             nearest_distance: d,
             lexical_overlap: 0.0,
+            margin: 0.0,
             destroyed: false,
         }
     }
@@ -236,8 +254,8 @@ mod tests {
     #[test]
     fn recall_mrr_and_sweep() {
         let qs = vec![q("a", Some(1), 0.2), q("b", Some(5), 0.4), q("c", None, 0.7)];
-        let ood = vec![OodResult { id: "x".into(), nearest_distance: 0.5, lexical_overlap: 0.0 }];
-        let r = Report::build(serde_json::Value::Null, qs, ood, IndexFacts::default());
+        let ood = vec![OodResult { id: "x".into(), nearest_distance: 0.5, lexical_overlap: 0.0, margin: 0.0 }];
+        let r = Report::build(serde_json::Value::Null, qs, ood, IndexFacts::default(), 0.0);
         assert_eq!(r.overall.recall[&1].value, 1.0 / 3.0);
         assert_eq!(r.overall.recall[&8].value, 2.0 / 3.0);
         assert!((r.overall.mrr.value - (1.0 + 0.2) / 3.0).abs() < 1e-12);
@@ -256,12 +274,14 @@ mod tests {
             vec![q("a", None, 0.0), q("b", Some(1), 0.0), q("c", Some(2), 0.0)],
             vec![],
             IndexFacts::default(),
+            0.0,
         );
         let b = Report::build(
             serde_json::Value::Null,
             vec![q("a", Some(1), 0.0), q("b", Some(1), 0.0), q("c", None, 0.0)],
             vec![],
             IndexFacts::default(),
+            0.0,
         );
         let c = compare(&a, &b);
         let at1 = &c.rows[0];

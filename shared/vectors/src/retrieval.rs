@@ -1,9 +1,10 @@
 //! Hybrid retrieval over any [`VectorStore`]: dense and BM25 candidate lists
 //! fused by reciprocal rank fusion, each hit carrying its cosine distance to
-//! the query, and a distance threshold past which the honest answer is
-//! "nothing in the index answers this".
+//! the query, and the evidence (distance, margin over the next document)
+//! past which the honest answer is "nothing in the index answers this".
 
 use crate::{Bm25, ChunkPayload, Scored, SearchFilter, VectorError, VectorStore};
+use ragpipe_core::Abstention;
 use std::collections::HashMap;
 
 /// Which retrievers take part.
@@ -22,8 +23,9 @@ pub struct SearchOptions {
     pub mode: Mode,
     /// The RRF constant: larger values flatten the advantage of top ranks.
     pub rrf_k: f32,
-    /// Abstain when the best hit's cosine distance exceeds this.
-    pub threshold: Option<f32>,
+    /// When to answer nothing (`None`: never): by the nearest chunk's
+    /// distance and its margin (see [`Answer::margin`]), calibrated per model.
+    pub abstention: Option<Abstention>,
 }
 
 /// One result, as cited to a user.
@@ -45,6 +47,24 @@ pub struct Answer {
     /// Cosine distance of the nearest chunk in the whole index (the dense
     /// retriever's first result), whatever the fused order; `None` when empty.
     pub nearest_distance: Option<f32>,
+    /// Cosine distance of the nearest chunk of any other document than the
+    /// nearest chunk's (among the dense candidates; when every candidate is
+    /// of one document, the farthest of them, a lower bound): how far the
+    /// best document stands out, evidence for abstention beside the distance.
+    pub next_document_distance: Option<f32>,
+}
+
+impl Answer {
+    /// How much nearer the nearest chunk is than any other document's
+    /// (0 when the index holds one document or none): questions the index
+    /// answers single out a document, questions it does not answer land
+    /// among many at about the same distance (docs/EVALUATION.md).
+    pub fn margin(&self) -> f32 {
+        match (self.nearest_distance, self.next_document_distance) {
+            (Some(d), Some(next)) => (next - d).max(0.0),
+            _ => 0.0,
+        }
+    }
 }
 
 /// Runs a search. `query_vector` is the embedded query (unit length).
@@ -94,8 +114,18 @@ pub async fn search_in(
     // Abstention looks at the globally nearest chunk, not at the fused top-k:
     // the decision then does not change with top_k or the fusion mode.
     let nearest_distance = dense.first().map(|s| 1.0 - s.score);
-    let abstained = opts.threshold.is_some_and(|t| nearest_distance.is_none_or(|d| d > t));
-    Ok(Answer { hits: if abstained { Vec::new() } else { hits }, abstained, nearest_distance })
+    let next_document_distance = dense.first().and_then(|first| {
+        let other = dense.iter().find(|s| s.payload.document_id != first.payload.document_id);
+        let bound = (dense.len() == candidates).then(|| dense.last()).flatten();
+        other.or(bound).map(|s| 1.0 - s.score)
+    });
+    let mut answer = Answer { hits, abstained: false, nearest_distance, next_document_distance };
+    let margin = answer.margin();
+    answer.abstained = opts.abstention.is_some_and(|rule| nearest_distance.is_none_or(|d| rule.abstains(d, margin)));
+    if answer.abstained {
+        answer.hits.clear();
+    }
+    Ok(answer)
 }
 
 /// Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to

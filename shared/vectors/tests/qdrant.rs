@@ -142,7 +142,7 @@ async fn hybrid_search_ranks_as_the_embedded_store_does() {
     let edge = EdgeStore::open(dir.path(), &spec).unwrap();
     server.upsert(points.clone()).await.unwrap();
     edge.upsert(points).await.unwrap();
-    let opts = SearchOptions { top_k: 10, mode: Mode::Hybrid, rrf_k: 60.0, threshold: None };
+    let opts = SearchOptions { top_k: 10, mode: Mode::Hybrid, rrf_k: 60.0, abstention: None };
     let queries = [
         ("when does the causeway flood at high water", unit(&[(5, 1.0), (5 + 37 * 4, 0.9), (383, 0.5)])),
         ("where is the diesel for the generator kept", unit(&[(5 + 37 * 8, 1.0), (5 + 37 * 9, 0.7), (383, 0.5)])),

@@ -3,6 +3,7 @@
 //! query (computed from the stored vector when the dense list lacks it), and
 //! the threshold abstains on the best hit's distance.
 
+use ragpipe_core::Abstention;
 use ragpipe_vectors::conformance::fixture::{cosine, point, unit};
 use ragpipe_vectors::retrieval::{self, Answer, Mode, SearchOptions};
 use ragpipe_vectors::{Bm25, CollectionSpec, EdgeStore, VectorStore};
@@ -40,7 +41,7 @@ async fn corpus() -> (tempfile::TempDir, EdgeStore) {
 }
 
 fn options(mode: Mode, threshold: Option<f32>) -> SearchOptions {
-    SearchOptions { top_k: 5, mode, rrf_k: 60.0, threshold }
+    SearchOptions { top_k: 5, mode, rrf_k: 60.0, abstention: threshold.map(Abstention::distance) }
 }
 
 async fn search(store: &EdgeStore, query: &[f32], text: &str, opts: SearchOptions) -> Answer {
@@ -115,4 +116,66 @@ async fn threshold_abstains_on_the_best_distance() {
     assert!(answer.abstained && answer.hits.is_empty());
     let answer = search(&store, &unrelated, "zebra", options(Mode::Hybrid, None)).await;
     assert!(!answer.abstained && answer.hits.len() == 5, "without a threshold there is always an answer");
+}
+
+/// Two one-chunk documents, `a` along axis 0 and `b` along axis 1 (and,
+/// with `third`, a third along axis 2).
+async fn two_documents(third: bool) -> (tempfile::TempDir, EdgeStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = CollectionSpec { model: "test-model".into(), dims: 384, pipeline_version: "1".into() };
+    let store = EdgeStore::open(dir.path(), &spec).unwrap();
+    let bm25 = Bm25::new();
+    let mut points =
+        vec![point(&bm25, "a", 1, 0, unit(&[(0, 1.0)]), "alpha"), point(&bm25, "b", 1, 0, unit(&[(1, 1.0)]), "beta")];
+    if third {
+        points.push(point(&bm25, "c", 1, 0, unit(&[(2, 1.0)]), "gamma"));
+    }
+    store.upsert(points).await.unwrap();
+    (dir, store)
+}
+
+fn rule(threshold: f32, margin_weight: f32) -> SearchOptions {
+    SearchOptions {
+        top_k: 5,
+        mode: Mode::Dense,
+        rrf_k: 60.0,
+        abstention: Some(Abstention { threshold, margin_weight }),
+    }
+}
+
+#[tokio::test]
+async fn a_document_that_stands_out_lifts_a_near_miss_up_to_the_cap() {
+    let (_dir, store) = two_documents(false).await;
+    // cos to a = 1/sqrt(1 + 1.44) = 0.640: distance 0.360; b is orthogonal
+    // (distance 1.0): the margin is 0.640.
+    let query = unit(&[(0, 1.0), (383, 1.2)]);
+    let plain = search(&store, &query, "", rule(0.3, 0.0)).await;
+    assert!(plain.abstained, "0.36 is beyond 0.3 by distance alone");
+    assert!((plain.nearest_distance.unwrap() - 0.360).abs() < 1e-3, "{plain:?}");
+    assert!((plain.next_document_distance.unwrap() - 1.0).abs() < 1e-4, "{plain:?}");
+    assert!((plain.margin() - 0.640).abs() < 1e-3);
+    let lifted = search(&store, &query, "", rule(0.3, 1.5)).await;
+    assert!(!lifted.abstained && lifted.hits[0].payload.document_id == plain_id("a"), "{lifted:?}");
+    // The credit is at most 0.3 x threshold: 0.36 - 0.075 > 0.25.
+    assert!(search(&store, &query, "", rule(0.25, 1.5)).await.abstained);
+
+    // Halfway between the two documents: no margin, no credit.
+    let between = unit(&[(0, 1.0), (1, 1.0), (383, 0.6)]);
+    let answer = search(&store, &between, "", rule(0.3, 1.5)).await;
+    assert!(answer.margin() < 1e-4, "{answer:?}");
+    assert_eq!(answer.abstained, answer.nearest_distance.unwrap() > 0.3);
+}
+
+#[tokio::test]
+async fn the_margin_is_measured_to_the_nearest_other_document() {
+    let (_dir, store) = two_documents(true).await;
+    // a at cos 0.8, c at cos 0.6 (distance 0.4), b orthogonal.
+    let query = unit(&[(0, 0.8), (2, 0.6)]);
+    let answer = search(&store, &query, "", rule(0.5, 1.5)).await;
+    assert!((answer.next_document_distance.unwrap() - 0.4).abs() < 1e-4, "{answer:?}");
+    assert!((answer.margin() - 0.2).abs() < 1e-4);
+}
+
+fn plain_id(name: &str) -> String {
+    ragpipe_vectors::conformance::fixture::doc_id(name).to_string()
 }
