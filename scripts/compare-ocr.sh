@@ -8,7 +8,10 @@
 # pages/s over all files (best round, engine load excluded), peak RSS of the
 # engine's process tree (GNU time).
 #
-#   scripts/compare-ocr.sh [--rounds N] [--threads T]     (defaults 2 and 2)
+#   scripts/compare-ocr.sh [--rounds N] [--threads T] [--profile release|dev]
+#                                       (defaults 2, 2 and release; dev reuses the
+#                                       test build: dependencies at opt-level 3,
+#                                       ragpipe's own crates at 1)
 #
 # Installs what it needs, idempotently: tesseract-ocr (+ eng, spa) and
 # poppler-utils from apt (pdfimages takes the page image out of c03-29.pdf
@@ -17,11 +20,12 @@
 # target/release/ragpipe.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROUNDS=2 THREADS=2
+ROUNDS=2 THREADS=2 PROFILE=release
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
+    --profile) PROFILE=$2; shift 2 ;;
     *) echo "compare-ocr: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -47,8 +51,14 @@ if ! "$VENV/bin/python" -c 'import rapidocr' 2>/dev/null \
 fi
 eval "$(scripts/provision-model.sh)"
 eval "$(scripts/provision-ocr.sh)"
-log "building target/release/ragpipe"
-cargo build --release --bin ragpipe >&2
+TARGET="${CARGO_TARGET_DIR:-target}"
+case "$PROFILE" in
+  release) BIN="$TARGET/release/ragpipe" ;;
+  dev) BIN="$TARGET/debug/ragpipe" ;;
+  *) echo "compare-ocr: --profile is release or dev, not $PROFILE" >&2; exit 2 ;;
+esac
+log "building $BIN (cargo build --profile $PROFILE; a cold release build takes ~25 min on 2 cores)"
+cargo build --profile "$PROFILE" --bin ragpipe >&2
 
 FIX=shared/ocr/tests/fixtures
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
@@ -62,7 +72,7 @@ run() { # ENGINE ROUND: one engine over all files, JSON lines into $WORK/ENGINE.
   local out="$WORK/$1.$2"
   case "$1" in
     ragpipe) RAGPIPE_OCR_THREADS=$THREADS /usr/bin/time -f '%M' -o "$out.rss" \
-               target/release/ragpipe bench ocr --json "${RAGPIPE_FILES[@]}" >"$out" ;;
+               "$BIN" bench ocr --json "${RAGPIPE_FILES[@]}" >"$out" ;;
     *) /usr/bin/time -f '%M' -o "$out.rss" "$VENV/bin/python" scripts/ocr_peers.py "$1" "$THREADS" "${IMAGE_FILES[@]}" >"$out" ;;
   esac
 }
@@ -77,9 +87,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
   done
 done
 
-"$VENV/bin/python" - "$WORK" "$ROUNDS" "$THREADS" "${NAMES[@]}" <<'PY'
+"$VENV/bin/python" - "$WORK" "$ROUNDS" "$THREADS" "$PROFILE" "${NAMES[@]}" <<'PY'
 import json, sys, unicodedata
-work, rounds, threads, names = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+work, rounds, threads, profile, names = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
 QUOTES = {c: '"' for c in "“”„«»″"} | {c: "'" for c in "‘’‚`´"} | {c: "-" for c in "–—‐‑−"}
 
 def norm(t):
@@ -108,7 +118,7 @@ for engine in ("ragpipe", "rapidocr", "tesseract"):
             for n, f in zip(names, files):
                 cers[n] = cer(refs[n], f.get("text", "")) if "text" in f else None
     rows[engine] = (cers, best, rss)
-print(f"| engine ({threads} threads) | " + " | ".join(f"CER {n}" for n in names) + " | pages/s (best of {rounds}) | peak RSS MiB |")
+print(f"| engine ({threads} threads; ragpipe {profile} build) | " + " | ".join(f"CER {n}" for n in names) + " | pages/s (best of {rounds}) | peak RSS MiB |")
 print("|---" * (len(names) + 3) + "|")
 label = {"ragpipe": "ragpipe (PP-OCRv6, Rust)", "rapidocr": "RapidOCR 3.10 (PP-OCRv6, Python, cls off)",
          "tesseract": "Tesseract 5.3 (eng+spa)"}

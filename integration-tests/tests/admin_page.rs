@@ -222,12 +222,16 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
         ragpipe(&config, &["reindex", "--pipeline-version", "2", "--keep-old", "--json", "--quiet"]);
     assert_eq!(code, 0, "{reindexed}");
     let state = data.path().join("index").join("state.db");
+    // The default model's collections, by pipeline version.
+    let model = ragpipe_embed::ModelVariant::default().recorded_name(ragpipe_embed::DEFAULT_MODEL);
+    let collection =
+        |p: &str| ragpipe_core::CollectionSpec { model: model.clone(), dims: 384, pipeline_version: p.into() }.name();
     let started = block_on(async {
         use ragpipe_state::StateStore;
         let store = ragpipe_state::SqlStateStore::connect(&format!("sqlite://{}", state.display())).await.unwrap();
         let index = ragpipe_state::NewIndex {
-            name: "chunks_all-minilm-l6-v2_384d_p3".into(),
-            model: "all-MiniLM-L6-v2".into(),
+            name: collection("3"),
+            model: model.clone(),
             dims: 384,
             pipeline_version: "3".into(),
             keep_old: false,
@@ -244,12 +248,14 @@ fn an_admin_finds_a_failure_on_the_page_retries_it_and_sees_it_indexed() {
     let live = browser.eval("return document.querySelector('#index-live').innerText");
     assert!(live.as_str().unwrap().contains("pipeline 2"), "{live}");
     let (code, resumed) = ragpipe(&config, &["reindex", "--json", "--quiet"]);
-    assert_eq!((code, resumed["swapped"]["to"].as_str()), (0, Some("chunks_all-minilm-l6-v2_384d_p3")), "{resumed}");
+    assert_eq!((code, resumed["swapped"]["to"].as_str()), (0, Some(collection("3").as_str())), "{resumed}");
     browser.click("#apply");
-    browser.wait_for(
-        "the new live index and the old one kept",
-        "return document.querySelector('#index-live').innerText.includes('pipeline 3') &&          document.querySelector('#reindex-progress').innerText.includes('kept old: chunks_all-minilm-l6-v2_384d_p1')",
+    let kept = format!(
+        "return document.querySelector('#index-live').innerText.includes('pipeline 3') && \
+         document.querySelector('#reindex-progress').innerText.includes('kept old: {}')",
+        collection("1")
     );
+    browser.wait_for("the new live index and the old one kept", &kept);
 }
 
 /// File names, failure reasons and document text come from whoever made the
