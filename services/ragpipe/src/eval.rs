@@ -69,6 +69,14 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             lexical_overlap: lexical_overlap(&bm25, &g.query, &answer),
             margin: answer.margin(),
             destroyed: !chunks.iter().any(|c| g.answered_by(&c.content, &c.locator)),
+            top: answer
+                .hits
+                .iter()
+                .map(|h| {
+                    let p = &h.payload;
+                    (format!("{}{}", p.document, p.locator), g.answered_by(&p.content, &p.locator))
+                })
+                .collect(),
         });
     }
     let mut ood_results = Vec::with_capacity(ood.len());

@@ -29,6 +29,10 @@ pub struct QueryResult {
     pub margin: f32,
     /// No single chunk of the index holds every needle: chunking destroyed it.
     pub destroyed: bool,
+    /// The ranked hits (`document#locator`, and whether each answers), for
+    /// fusing runs offline (`eval/fuse.py`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub top: Vec<(String, bool)>,
 }
 
 /// One out-of-domain query's outcome.
@@ -248,6 +252,7 @@ mod tests {
             lexical_overlap: 0.0,
             margin: 0.0,
             destroyed: false,
+            top: Vec::new(),
         }
     }
 
