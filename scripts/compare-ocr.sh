@@ -118,7 +118,8 @@ for engine in ("ragpipe", "rapidocr", "tesseract"):
             for n, f in zip(names, files):
                 cers[n] = cer(refs[n], f.get("text", "")) if "text" in f else None
     rows[engine] = (cers, best, rss)
-print(f"| engine ({threads} threads; ragpipe {profile} build) | " + " | ".join(f"CER {n}" for n in names) + " | pages/s (best of {rounds}) | peak RSS MiB |")
+print(f"| engine ({threads} threads; ragpipe {profile} build) | " + " | ".join(f"CER {n}" for n in names)
+      + f" | pages/s (best of {rounds}) | peak RSS MiB |")
 print("|---" * (len(names) + 3) + "|")
 label = {"ragpipe": "ragpipe (PP-OCRv6, Rust)", "rapidocr": "RapidOCR 3.10 (PP-OCRv6, Python, cls off)",
          "tesseract": "Tesseract 5.3 (eng+spa)"}
