@@ -85,3 +85,40 @@ fn bad_files_fail_with_precise_reasons() {
     let err = extract_with(Kind::Pdf, "handbook.pdf", &fixture("handbook.pdf"), None, &limits).unwrap_err();
     assert_eq!(err.to_string(), "limit exceeded: 3 pages exceeds max_pages 2");
 }
+
+/// Records the page images a scanned PDF hands to OCR.
+struct Recorder(Vec<ragpipe_ocr::GrayImage>);
+
+impl ragpipe_extract::PageReader for Recorder {
+    fn read(&mut self, page: &ragpipe_ocr::GrayImage) -> Result<ragpipe_ocr::PageText, String> {
+        self.0.push(page.clone());
+        let rect = ragpipe_ocr::Rect { x: 0, y: 0, w: page.width(), h: page.height() };
+        let line = ragpipe_ocr::Line { text: "page".into(), confidence: 1.0, rect };
+        Ok(ragpipe_ocr::PageText { width: page.width(), height: page.height(), lines: vec![line] })
+    }
+
+    fn low_confidence(&self) -> f32 {
+        0.0
+    }
+}
+
+#[test]
+fn fax_pages_in_a_pdf_decode_to_the_same_pixels_as_the_fax_tiff() {
+    let ocr = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ocr/tests/fixtures");
+    let pdf = std::fs::read(ocr.join("fax-two-pages.pdf")).unwrap();
+    let tiff = std::fs::read(ocr.join("two-pages.tif")).unwrap();
+    let mut seen = Recorder(Vec::new());
+    let limits = Limits::default();
+    let doc =
+        ragpipe_extract::extract_scanned(Kind::Pdf, "fax.pdf", &pdf, None, None, Some(&mut seen), &limits).unwrap();
+    assert_eq!(doc.text.matches('\u{c}').count(), 1, "two pages");
+    let decode = ragpipe_ocr::DecodeLimits { max_pixels: 50_000_000, max_pages: 10 };
+    let expected: Vec<_> = ragpipe_ocr::decode_pages(&tiff, decode).unwrap().map(Result::unwrap).collect();
+    assert_eq!(seen.0.len(), 2);
+    for (got, want) in seen.0.iter().zip(&expected) {
+        assert_eq!(got.dimensions(), want.dimensions());
+        assert!(got.as_raw() == want.as_raw(), "pixel for pixel the TIFF's page");
+        let white = got.pixels().filter(|p| p.0[0] == 255).count();
+        assert!(white * 10 > got.as_raw().len() * 8, "white paper, black ink: {white} white pixels");
+    }
+}

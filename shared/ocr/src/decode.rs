@@ -107,10 +107,11 @@ fn tiff_page(decoder: &mut tiff::decoder::Decoder<Cursor<&[u8]>>, limits: Decode
     let (w, h) = decoder.dimensions().map_err(|e| unsupported(&e.to_string()))?;
     check_size(w, h, limits)?;
     let color = decoder.colortype().map_err(|e| unsupported(&e.to_string()))?;
-    let white_is_zero = decoder.get_tag_u32(tiff::tags::Tag::PhotometricInterpretation).is_ok_and(|p| p == 0);
     let data = decoder.read_image().map_err(|e| unsupported(&e.to_string()))?;
     let n = (w as usize) * (h as usize);
-    let mut grey: Vec<u8> = match (color, data) {
+    // The decoder turns WhiteIsZero pages (fax, 1-bit scans) into
+    // BlackIsZero itself: 0 is black here whatever the file says.
+    let grey: Vec<u8> = match (color, data) {
         (ColorType::Gray(8), DecodingResult::U8(d)) => d,
         (ColorType::Gray(16), DecodingResult::U16(d)) => d.iter().map(|&v| (v >> 8) as u8).collect(),
         (ColorType::Gray(1), DecodingResult::U8(d)) => unpack_bits(&d, w as usize, h as usize),
@@ -118,13 +119,51 @@ fn tiff_page(decoder: &mut tiff::decoder::Decoder<Cursor<&[u8]>>, limits: Decode
         (ColorType::RGBA(8), DecodingResult::U8(d)) => d.chunks_exact(4).map(|p| luma(p[0], p[1], p[2])).collect(),
         (other, _) => return Err(unsupported(&format!("TIFF pages of colour type {other:?}"))),
     };
-    if white_is_zero {
-        grey.iter_mut().for_each(|v| *v = 255 - *v);
-    }
     if grey.len() != n {
         return Err(unsupported("a TIFF page holds fewer pixels than its size"));
     }
     GrayImage::from_raw(w, h, grey).ok_or_else(|| unsupported("a TIFF page does not match its size"))
+}
+
+/// A page of CCITT Group 4 fax data as a PDF stores it (`CCITTFaxDecode`
+/// with `K < 0`: 1-bit office scanners and fax software), `w` pixels wide
+/// and `h` rows: wrapped in the smallest TIFF that describes it and read by
+/// the TIFF decoder, so both kinds of fax image take one path. The coding
+/// names its white and black runs itself, so white paper comes out white
+/// whatever the PDF's `BlackIs1` says about the filter's output bits.
+pub fn fax_g4_page(w: u32, h: u32, data: &[u8], limits: DecodeLimits) -> Result<GrayImage, OcrError> {
+    check_size(w, h, limits)?;
+    const SHORT: u16 = 3;
+    const LONG: u16 = 4;
+    let entries: [(u16, u16, u32); 9] = [
+        (256, LONG, w),                 // ImageWidth
+        (257, LONG, h),                 // ImageLength
+        (258, SHORT, 1),                // BitsPerSample
+        (259, SHORT, 4),                // Compression: CCITT Group 4
+        (262, SHORT, 0),                // PhotometricInterpretation: WhiteIsZero, as fax
+        (273, LONG, 8 + 2 + 9 * 12 + 4), // StripOffsets: right after this IFD
+        (277, SHORT, 1),                // SamplesPerPixel
+        (278, LONG, h),                 // RowsPerStrip: one strip
+        (279, LONG, u32::try_from(data.len()).map_err(|_| unsupported("a fax image over 4 GiB"))?),
+    ];
+    let mut tiff = Vec::with_capacity(122 + data.len());
+    tiff.extend_from_slice(b"II");
+    tiff.extend_from_slice(&42u16.to_le_bytes());
+    tiff.extend_from_slice(&8u32.to_le_bytes());
+    tiff.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    for (tag, kind, value) in entries {
+        tiff.extend_from_slice(&tag.to_le_bytes());
+        tiff.extend_from_slice(&kind.to_le_bytes());
+        tiff.extend_from_slice(&1u32.to_le_bytes());
+        match kind {
+            SHORT => tiff.extend_from_slice(&[(value as u16).to_le_bytes(), [0, 0]].concat()),
+            _ => tiff.extend_from_slice(&value.to_le_bytes()),
+        }
+    }
+    tiff.extend_from_slice(&0u32.to_le_bytes());
+    tiff.extend_from_slice(data);
+    let mut pages = decode_pages(&tiff, limits)?;
+    pages.next().unwrap_or_else(|| Err(unsupported("the fax image holds no page")))
 }
 
 /// A page from raw pixels as a PDF stores them: `components` (1 grey,
