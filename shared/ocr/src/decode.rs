@@ -136,14 +136,14 @@ pub fn fax_g4_page(w: u32, h: u32, data: &[u8], limits: DecodeLimits) -> Result<
     const SHORT: u16 = 3;
     const LONG: u16 = 4;
     let entries: [(u16, u16, u32); 9] = [
-        (256, LONG, w),                 // ImageWidth
-        (257, LONG, h),                 // ImageLength
-        (258, SHORT, 1),                // BitsPerSample
-        (259, SHORT, 4),                // Compression: CCITT Group 4
-        (262, SHORT, 0),                // PhotometricInterpretation: WhiteIsZero, as fax
+        (256, LONG, w),                  // ImageWidth
+        (257, LONG, h),                  // ImageLength
+        (258, SHORT, 1),                 // BitsPerSample
+        (259, SHORT, 4),                 // Compression: CCITT Group 4
+        (262, SHORT, 0),                 // PhotometricInterpretation: WhiteIsZero, as fax
         (273, LONG, 8 + 2 + 9 * 12 + 4), // StripOffsets: right after this IFD
-        (277, SHORT, 1),                // SamplesPerPixel
-        (278, LONG, h),                 // RowsPerStrip: one strip
+        (277, SHORT, 1),                 // SamplesPerPixel
+        (278, LONG, h),                  // RowsPerStrip: one strip
         (279, LONG, u32::try_from(data.len()).map_err(|_| unsupported("a fax image over 4 GiB"))?),
     ];
     let mut tiff = Vec::with_capacity(122 + data.len());

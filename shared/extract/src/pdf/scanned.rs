@@ -83,9 +83,11 @@ fn page_image(
             let columns = int(b"Columns").and_then(|c| u32::try_from(c).ok()).unwrap_or(w);
             let mut page = decode::fax_g4_page(columns, h, img.content, dl).map_err(ocr_error)?;
             // `/Decode [1 0]` inverts the samples.
-            let inverted = img.origin_dict.get(b"Decode").and_then(Object::as_array).is_ok_and(|d| {
-                d.first().and_then(|v| v.as_float().ok()) == Some(1.0)
-            });
+            let inverted = img
+                .origin_dict
+                .get(b"Decode")
+                .and_then(Object::as_array)
+                .is_ok_and(|d| d.first().and_then(|v| v.as_float().ok()) == Some(1.0));
             if inverted {
                 page.pixels_mut().for_each(|p| p.0[0] = 255 - p.0[0]);
             }
