@@ -15,7 +15,7 @@ trap 'rm -rf "$data"' EXIT
 "$rp" --data-dir "$data" eval --golden eval/golden.jsonl --ood eval/ood.jsonl \
   --gate --min-recall-at-8 0.80 --min-mrr 0.60
 # Row lookups whose key is written another way than the cell (eval/rows.jsonl,
-# docs/EVALUATION.md "Row lookups by key"): measured recall@8 1.00, MRR 0.94-0.96 (int8: it varied over three runs of one commit, docs/EVALUATION.md).
+# docs/EVALUATION.md "Row lookups by key"): measured recall@8 1.00, MRR 0.950 (int8; ties now ranked by point id, docs/EVALUATION.md).
 rows=$(mktemp -d)
 es=$(mktemp -d)
 trap 'rm -rf "$data" "$rows" "$es"' EXIT

@@ -88,16 +88,16 @@ pub async fn search_in(
     filter: &SearchFilter,
 ) -> Result<Answer, VectorError> {
     let candidates = (opts.top_k * 4).max(50);
-    let dense = store.search_dense_in(query_vector, candidates, filter).await?;
+    let dense = by_score_then_id(store.search_dense_in(query_vector, candidates, filter).await?);
     let sparse = match opts.mode {
-        Mode::Hybrid => store.search_sparse_in(&bm25.query(query_text), candidates, filter).await?,
+        Mode::Hybrid => by_score_then_id(store.search_sparse_in(&bm25.query(query_text), candidates, filter).await?),
         Mode::Dense => Vec::new(),
     };
     // A key the query names (a date, an identifier) is strong evidence the
     // dense side cannot see: the chunks holding it form a third list,
     // weighted KEY_WEIGHT, so a row found only by its key still leads.
     let keyed = match (opts.mode, bm25.keys_query(query_text)) {
-        (Mode::Hybrid, Some(keys)) => store.search_sparse_in(&keys, candidates, filter).await?,
+        (Mode::Hybrid, Some(keys)) => by_score_then_id(store.search_sparse_in(&keys, candidates, filter).await?),
         _ => Vec::new(),
     };
     let mut fused = match opts.mode {
@@ -126,6 +126,16 @@ pub async fn search_in(
         answer.hits.clear();
     }
     Ok(answer)
+}
+
+/// A retriever's list with equal scores ordered by point id: a store returns
+/// ties in its own storage order, which follows the order the pipeline
+/// happened to write the points in, so without this the same index could
+/// rank a tie differently from one ingest to the next (rows holding the same
+/// key all score alike).
+fn by_score_then_id(mut list: Vec<Scored>) -> Vec<Scored> {
+    list.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    list
 }
 
 /// Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to

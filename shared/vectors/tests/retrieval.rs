@@ -179,3 +179,29 @@ async fn the_margin_is_measured_to_the_nearest_other_document() {
 fn plain_id(name: &str) -> String {
     ragpipe_vectors::conformance::fixture::doc_id(name).to_string()
 }
+
+#[tokio::test]
+async fn ties_rank_the_same_whatever_order_the_points_were_written_in() {
+    let bm25 = Bm25::new();
+    let spec = CollectionSpec { model: "test-model".into(), dims: 384, pipeline_version: "1".into() };
+    let mut orders = Vec::new();
+    for reversed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EdgeStore::open(dir.path(), &spec).unwrap();
+        // Six chunks alike in every score: same words, same vector.
+        let mut points: Vec<_> = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .map(|n| point(&bm25, n, 1, 0, unit(&[(0, 1.0)]), "SKU-1042 in stock"))
+            .collect();
+        if reversed {
+            points.reverse();
+        }
+        for p in points {
+            store.upsert(vec![p]).await.unwrap();
+        }
+        let answer = search(&store, &unit(&[(0, 1.0)]), "SKU-1042", options(Mode::Hybrid, None)).await;
+        orders.push(answer.hits.iter().map(|h| h.payload.document_id.clone()).collect::<Vec<_>>());
+    }
+    assert_eq!(orders[0].len(), 5);
+    assert_eq!(orders[0], orders[1], "ties broken by point id, not by storage order");
+}
