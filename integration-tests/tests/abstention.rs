@@ -10,12 +10,17 @@ use ragpipe_integration_tests::ragpipe_bin;
 use std::path::Path;
 use std::process::Command;
 
-fn search(data: &Path, query: &str) -> serde_json::Value {
+/// `ragpipe --data-dir DATA ARGS…`, which must succeed, as JSON.
+fn ragpipe(data: &Path, args: &[&str]) -> serde_json::Value {
     let mut cmd = Command::new(ragpipe_bin());
     cmd.arg("--data-dir").arg(data);
-    let (code, json) = common::run_json(cmd, &["search", query, "--json"]);
-    assert_eq!(code, 0, "{json}");
+    let (code, json) = common::run_json(cmd, args);
+    assert_eq!(code, 0, "{args:?}: {json}");
     json
+}
+
+fn search(data: &Path, query: &str) -> serde_json::Value {
+    ragpipe(data, &["search", query, "--json"])
 }
 
 #[test]
@@ -27,10 +32,7 @@ fn a_document_that_stands_out_is_an_answer_and_a_question_among_all_is_not() {
     }
     std::fs::write(folder.path().join("policy.md"), "# Remote work\n\nRemote work requires a signed VPN agreement.\n")
         .unwrap();
-    let mut cmd = Command::new(ragpipe_bin());
-    cmd.arg("--data-dir").arg(data.path());
-    let (code, summary) = common::run_json(cmd, &["ingest", folder.path().to_str().unwrap(), "--json", "--quiet"]);
-    assert_eq!(code, 0, "{summary}");
+    ragpipe(data.path(), &["ingest", folder.path().to_str().unwrap(), "--json", "--quiet"]);
 
     // Beyond the threshold by distance alone (0.62 against 0.49 when
     // written), but only the policy is anywhere near.
