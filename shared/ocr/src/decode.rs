@@ -73,11 +73,11 @@ impl Iterator for Pages<'_> {
     }
 }
 
-fn unsupported(why: &str) -> OcrError {
+pub(crate) fn unsupported(why: &str) -> OcrError {
     OcrError::Unsupported(why.to_string())
 }
 
-fn check_size(width: u32, height: u32, limits: DecodeLimits) -> Result<(), OcrError> {
+pub(crate) fn check_size(width: u32, height: u32, limits: DecodeLimits) -> Result<(), OcrError> {
     let pixels = u64::from(width) * u64::from(height);
     if pixels > limits.max_pixels {
         return Err(OcrError::TooLarge(format!(
@@ -125,47 +125,6 @@ fn tiff_page(decoder: &mut tiff::decoder::Decoder<Cursor<&[u8]>>, limits: Decode
     GrayImage::from_raw(w, h, grey).ok_or_else(|| unsupported("a TIFF page does not match its size"))
 }
 
-/// A page of CCITT Group 4 fax data as a PDF stores it (`CCITTFaxDecode`
-/// with `K < 0`: 1-bit office scanners and fax software), `w` pixels wide
-/// and `h` rows: wrapped in the smallest TIFF that describes it and read by
-/// the TIFF decoder, so both kinds of fax image take one path. The coding
-/// names its white and black runs itself, so white paper comes out white
-/// whatever the PDF's `BlackIs1` says about the filter's output bits.
-pub fn fax_g4_page(w: u32, h: u32, data: &[u8], limits: DecodeLimits) -> Result<GrayImage, OcrError> {
-    check_size(w, h, limits)?;
-    const SHORT: u16 = 3;
-    const LONG: u16 = 4;
-    let entries: [(u16, u16, u32); 9] = [
-        (256, LONG, w),                  // ImageWidth
-        (257, LONG, h),                  // ImageLength
-        (258, SHORT, 1),                 // BitsPerSample
-        (259, SHORT, 4),                 // Compression: CCITT Group 4
-        (262, SHORT, 0),                 // PhotometricInterpretation: WhiteIsZero, as fax
-        (273, LONG, 8 + 2 + 9 * 12 + 4), // StripOffsets: right after this IFD
-        (277, SHORT, 1),                 // SamplesPerPixel
-        (278, LONG, h),                  // RowsPerStrip: one strip
-        (279, LONG, u32::try_from(data.len()).map_err(|_| unsupported("a fax image over 4 GiB"))?),
-    ];
-    let mut tiff = Vec::with_capacity(122 + data.len());
-    tiff.extend_from_slice(b"II");
-    tiff.extend_from_slice(&42u16.to_le_bytes());
-    tiff.extend_from_slice(&8u32.to_le_bytes());
-    tiff.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    for (tag, kind, value) in entries {
-        tiff.extend_from_slice(&tag.to_le_bytes());
-        tiff.extend_from_slice(&kind.to_le_bytes());
-        tiff.extend_from_slice(&1u32.to_le_bytes());
-        match kind {
-            SHORT => tiff.extend_from_slice(&[(value as u16).to_le_bytes(), [0, 0]].concat()),
-            _ => tiff.extend_from_slice(&value.to_le_bytes()),
-        }
-    }
-    tiff.extend_from_slice(&0u32.to_le_bytes());
-    tiff.extend_from_slice(data);
-    let mut pages = decode_pages(&tiff, limits)?;
-    pages.next().unwrap_or_else(|| Err(unsupported("the fax image holds no page")))
-}
-
 /// A page from raw pixels as a PDF stores them: `components` (1 grey,
 /// 3 RGB) of `bits` (1 or 8) each, rows padded to whole bytes; 1-bit
 /// black is 0, as in `DeviceGray`.
@@ -205,6 +164,6 @@ fn unpack_bits(packed: &[u8], w: usize, h: usize) -> Vec<u8> {
 }
 
 /// ITU-R BT.601 luma, as `image` computes it.
-fn luma(r: u8, g: u8, b: u8) -> u8 {
+pub(crate) fn luma(r: u8, g: u8, b: u8) -> u8 {
     ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
 }

@@ -22,6 +22,7 @@
 mod crop;
 pub mod decode;
 mod detect;
+pub mod filters;
 mod geometry;
 mod model;
 pub mod order;

@@ -3,19 +3,22 @@
 //!
 //! What that covers, measured on real scans: JPEG (`DCTDecode`, what
 //! colour and grey scanners and most "scan to PDF" software write, e.g.
-//! OCRmyPDF's `c03-29.pdf`) and Flate-compressed grey, RGB or 1-bit pixels
-//! (Ghostscript's `pdfimage8`, ImageMagick, img2pdf of PNGs), and CCITT
-//! Group 4 fax data (`CCITTFaxDecode`, `K < 0`: 1-bit office scanners, fax
-//! software, img2pdf of a G4 TIFF) through the TIFF decoder. Not covered:
-//! CCITT Group 3 (`K >= 0`), `JBIG2Decode` and `JPXDecode` page images
-//! (JPEG 2000), which need a PDF renderer; such a page fails the document
-//! with a reason that names the encoding. Only the image is read, so
-//! rectangles are in pixels of that image.
+//! OCRmyPDF's `c03-29.pdf`), Flate-compressed grey, RGB or 1-bit pixels
+//! (Ghostscript's `pdfimage8`, ImageMagick, img2pdf of PNGs), CCITT fax
+//! data of Group 4 and Group 3 (`CCITTFaxDecode`: 1-bit office scanners,
+//! fax software), JBIG2 with shared symbol dictionaries (`JBIG2Decode`:
+//! archive scanners, jbig2enc, OCRmyPDF's optimiser) and JPEG 2000
+//! (`JPXDecode`), the last three by `ragpipe_ocr::filters`. A page image
+//! in any other encoding (or a chain of filters) fails the document with
+//! a reason that names it. Only the image is read, so rectangles are in
+//! pixels of that image.
 
 use crate::ocr::{PageReader, assemble, decode_limits, ocr_error};
 use crate::{ExtractError, Limits};
-use pdf_extract::{Document as Pdf, Object};
+use pdf_extract::xobject::PdfImage;
+use pdf_extract::{Dictionary, Document as Pdf, Object};
 use ragpipe_core::{Document, Kind};
+use ragpipe_ocr::filters::{self, Fax};
 use ragpipe_ocr::{GrayImage, PageText, decode};
 
 pub(crate) fn extract(
@@ -69,32 +72,67 @@ fn page_image(
             decode::raw_page(w, h, components, bits, &data, dl).map(Some).map_err(ocr_error)
         }
         ["CCITTFaxDecode"] => {
-            // One dictionary, or an array of one per filter.
-            let params = img.origin_dict.get(b"DecodeParms").and_then(|p| pdf.dereference(p)).map(|(_, p)| p).ok();
-            let params = params.and_then(|p| match p.as_array() {
-                Ok(each) => each.first().and_then(|p| pdf.dereference(p).ok()).map(|(_, p)| p),
-                Err(_) => Some(p),
-            });
-            let params = params.and_then(|p| p.as_dict().ok());
+            let params = decode_params(pdf, img);
             let int = |key: &[u8]| params.and_then(|d| d.get(key).ok()).and_then(|v| v.as_i64().ok());
-            if int(b"K").unwrap_or(0) >= 0 {
-                return Err(unsupported(number, "a CCITT Group 3 image (needs a PDF renderer)"));
-            }
-            let columns = int(b"Columns").and_then(|c| u32::try_from(c).ok()).unwrap_or(w);
-            let mut page = decode::fax_g4_page(columns, h, img.content, dl).map_err(ocr_error)?;
-            // `/Decode [1 0]` inverts the samples.
-            let inverted = img
-                .origin_dict
-                .get(b"Decode")
-                .and_then(Object::as_array)
-                .is_ok_and(|d| d.first().and_then(|v| v.as_float().ok()) == Some(1.0));
-            if inverted {
-                page.pixels_mut().for_each(|p| p.0[0] = 255 - p.0[0]);
-            }
-            Ok(Some(page))
+            let flag = |key: &[u8], default| {
+                params.and_then(|d| d.get(key).ok()).and_then(|v| v.as_bool().ok()).unwrap_or(default)
+            };
+            let size = |key: &[u8], default| {
+                int(key).and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0).unwrap_or(default)
+            };
+            let fax = Fax {
+                k: int(b"K").unwrap_or(0),
+                columns: size(b"Columns", w),
+                rows: size(b"Rows", h),
+                end_of_line: flag(b"EndOfLine", false),
+                byte_align: flag(b"EncodedByteAlign", false),
+                end_of_block: flag(b"EndOfBlock", true),
+            };
+            let page = filters::fax_page(&fax, img.content, dl).map_err(ocr_error)?;
+            Ok(Some(apply_decode(img, page)))
         }
-        other => Err(unsupported(number, &format!("a {} image (needs a PDF renderer)", other.join("+")))),
+        ["JBIG2Decode"] => {
+            // The symbol dictionaries the document's pages share.
+            let globals = decode_params(pdf, img)
+                .and_then(|d| d.get(b"JBIG2Globals").ok())
+                .map(|g| stream_bytes(pdf, g).map_err(|e| malformed(number, &format!("JBIG2Globals: {e}"))))
+                .transpose()?;
+            let page = filters::jbig2_page(img.content, globals.as_deref(), dl).map_err(ocr_error)?;
+            Ok(Some(apply_decode(img, page)))
+        }
+        ["JPXDecode"] => filters::jpx_page(img.content, dl).map(Some).map_err(ocr_error),
+        other => Err(unsupported(number, &format!("a {} image", other.join("+")))),
     }
+}
+
+/// The image's `DecodeParms` (one dictionary, or an array of one per filter).
+fn decode_params<'a>(pdf: &'a Pdf, img: &PdfImage<'a>) -> Option<&'a Dictionary> {
+    let params = img.origin_dict.get(b"DecodeParms").and_then(|p| pdf.dereference(p)).map(|(_, p)| p).ok()?;
+    let params = match params.as_array() {
+        Ok(each) => each.first().and_then(|p| pdf.dereference(p).ok()).map(|(_, p)| p)?,
+        Err(_) => params,
+    };
+    params.as_dict().ok()
+}
+
+/// A stream object's data, its own filters undone.
+fn stream_bytes(pdf: &Pdf, object: &Object) -> Result<Vec<u8>, pdf_extract::Error> {
+    let (_, object) = pdf.dereference(object)?;
+    let stream = object.as_stream()?;
+    if stream.dict.has(b"Filter") { stream.decompressed_content() } else { Ok(stream.content.clone()) }
+}
+
+/// `/Decode [1 0]` inverts a 1-bit image's samples.
+fn apply_decode(img: &PdfImage<'_>, mut page: GrayImage) -> GrayImage {
+    let inverted = img
+        .origin_dict
+        .get(b"Decode")
+        .and_then(Object::as_array)
+        .is_ok_and(|d| d.first().and_then(|v| v.as_float().ok()) == Some(1.0));
+    if inverted {
+        page.pixels_mut().for_each(|p| p.0[0] = 255 - p.0[0]);
+    }
+    page
 }
 
 fn malformed(page: u32, why: &str) -> ExtractError {
