@@ -82,3 +82,60 @@ fn scans_are_read_indexed_and_found_with_page_and_region() {
         assert!(band.contains(&y), "{query}: {loc} not where the sentence is printed");
     }
 }
+
+/// The encodings archive scanners write into PDFs (JBIG2 with shared
+/// symbols, CCITT Group 3, JPEG 2000) are read and found; pages read below
+/// `[ocr] low_confidence` leave a warning an admin can list with
+/// `--warned`, while documents without OCR carry none.
+#[test]
+fn archive_scan_encodings_are_found_and_low_confidence_pages_are_listed() {
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for (from, to) in [("linn-jbig2.pdf", "brochure-jbig2.pdf"), ("eurotext-g3.pdf", "pangrams-fax.pdf")] {
+        std::fs::copy(fixture(from), folder.path().join(to)).unwrap();
+    }
+    std::fs::write(folder.path().join("notes.md"), "# Notes\n\nThe sequencer manual is in the brochure.\n").unwrap();
+    // A threshold no real scan reaches: every OCR'd page is reported.
+    let config = data.path().join("ragpipe.toml");
+    std::fs::write(&config, "[ocr]\nlow_confidence = 0.999\n").unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(ragpipe_bin());
+        cmd.arg("--data-dir").arg(data.path()).arg("--config").arg(&config);
+        common::run_json(cmd, args)
+    };
+    let (code, summary) = run(&["ingest", folder.path().to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(summary["indexed"], 3, "{summary}");
+
+    for (query, file, phrase) in [
+        ("32 track MIDI sequence recorder for musicians", "brochure-jbig2.pdf", "MIDI"),
+        ("the quick brown fox jumps over the lazy dog", "pangrams-fax.pdf", "fox"),
+    ] {
+        let (code, hits) = run(&["search", query, "--json", "--top-k", "3"]);
+        assert_eq!(code, 0, "{hits}");
+        let hit = hits["hits"].as_array().unwrap().iter().find(|h| h["content"].as_str().unwrap().contains(phrase));
+        let hit = hit.unwrap_or_else(|| panic!("{query}: no hit holds {phrase:?}: {hits}"));
+        assert!(hit["document"].as_str().unwrap().ends_with(file), "{query}: {hits}");
+        let loc = Locator::parse(hit["locator"].as_str().unwrap()).unwrap();
+        assert_eq!(loc.page, Some(1), "{query}: {loc}");
+        assert!(loc.region.is_some(), "{query}: {loc}");
+    }
+
+    let (code, page) = run(&["documents", "--warned", "--json"]);
+    assert_eq!(code, 0, "{page}");
+    let mut warned: Vec<(String, String)> = page["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["source"].as_str().unwrap().rsplit('/').next().unwrap().to_string(), d["warning"].to_string()))
+        .collect();
+    warned.sort();
+    let names: Vec<&str> = warned.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["brochure-jbig2.pdf", "pangrams-fax.pdf"], "{page}");
+    for (name, warning) in &warned {
+        assert!(warning.starts_with("\"ocr: low confidence on the page: 1 (0."), "{name}: {warning}");
+    }
+    let (_, all) = run(&["documents", "--json"]);
+    let notes =
+        all["documents"].as_array().unwrap().iter().find(|d| d["source"].as_str().unwrap().ends_with("notes.md"));
+    assert_eq!(notes.unwrap()["warning"], Value::Null, "{all}");
+}

@@ -42,6 +42,10 @@ pub struct Filter {
     /// Only documents indexed with another model or pipeline version.
     #[serde(default)]
     pub stale: bool,
+    /// Only documents whose last extraction left a warning (OCR pages read
+    /// with low confidence).
+    #[serde(default)]
+    pub warned: bool,
 }
 
 impl Filter {
@@ -55,6 +59,7 @@ impl Filter {
                 extensions: ragpipe_extract::extensions_of(kind).into_iter().map(String::from).collect(),
             }),
             stale_against: self.stale.then(|| current.seal()),
+            warned: self.warned,
         }
     }
 
@@ -90,6 +95,8 @@ pub struct DocumentView {
     pub extractor_version: Option<String>,
     pub stale: bool,
     pub title: Option<String>,
+    /// What went partly wrong in a document indexed anyway.
+    pub warning: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub updated_at: i64,
 }
@@ -111,6 +118,7 @@ impl DocumentView {
             extractor_version: doc.extractor_version.clone(),
             stale: current.is_stale(doc),
             title: doc.title.clone(),
+            warning: doc.warning.clone(),
             updated_at: doc.updated_at,
         }
     }

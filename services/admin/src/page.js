@@ -42,6 +42,7 @@ function filterQuery() {
   if ($("#kind-filter").value) q.set("kind", $("#kind-filter").value);
   if ($("#reason-filter").value.trim()) q.set("reason", $("#reason-filter").value.trim());
   if ($("#stale-filter").checked) q.set("stale", "true");
+  if ($("#warned-filter").checked) q.set("warned", "true");
   return q;
 }
 
@@ -79,6 +80,7 @@ async function showDetail(id) {
     const parts = [el("h2", {}, doc.source),
       el("p", { class: "mono" }, `id ${doc.id} · ${doc.status} · generation ${doc.generation} · model ${doc.model || "-"} · pipeline ${doc.pipeline_version || "-"} · extractor ${doc.extractor_version || "-"}`)];
     if (doc.reason) parts.push(el("p", { class: "failed" }, `[${doc.stage}] ${doc.reason}`));
+    if (doc.warning) parts.push(el("p", { class: "warning" }, "warning: " + doc.warning));
     if (d.chunks_error) parts.push(el("p", { class: "muted" }, "chunks unavailable: " + d.chunks_error));
     for (const c of d.chunks || []) {
       parts.push(el("div", { class: "mono" }, `chunk ${c.index} · ${c.locator} · ${c.tokens} tokens · ${c.section}`), el("pre", {}, c.content));
@@ -117,7 +119,7 @@ async function refresh() {
     el("td", {}, el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); showDetail(d.id); } }, d.source)),
     el("td", {}, d.kind || "-"),
     el("td", { class: "status " + d.status }, d.status + (d.stale ? " (stale)" : "")),
-    el("td", { class: "reason" }, d.reason ? `[${d.stage}] ${d.reason}` : ""),
+    el("td", { class: "reason" }, d.reason ? `[${d.stage}] ${d.reason}` : (d.warning ? "warning: " + d.warning : "")),
     el("td", {}, String(d.attempts)),
     el("td", {}, d.chunks == null ? "-" : String(d.chunks)),
     el("td", { class: "muted" }, ago(d.updated_at)),

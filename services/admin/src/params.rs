@@ -33,6 +33,8 @@ pub(crate) struct RawFilter {
     kind: Option<String>,
     #[serde(default)]
     stale: bool,
+    #[serde(default)]
+    warned: bool,
 }
 
 impl RawFilter {
@@ -40,24 +42,22 @@ impl RawFilter {
     /// most once (a repeated one would leave which value wins to chance).
     pub fn from_query(pairs: Vec<(String, String)>) -> Result<RawFilter, AdminError> {
         let mut raw = RawFilter::default();
-        let mut stale = None;
+        let (mut stale, mut warned) = (None, None);
         for (name, value) in pairs {
             let slot = match name.as_str() {
                 "status" => &mut raw.status,
                 "reason" => &mut raw.reason,
                 "kind" => &mut raw.kind,
                 "stale" => &mut stale,
+                "warned" => &mut warned,
                 _ => return Err(invalid(shown(&name), "unknown parameter")),
             };
             if slot.replace(value).is_some() {
                 return Err(invalid(name, "given more than once"));
             }
         }
-        raw.stale = match stale.as_deref() {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(_) => return Err(invalid("stale", "must be true or false")),
-        };
+        raw.stale = flag("stale", stale.as_deref())?;
+        raw.warned = flag("warned", warned.as_deref())?;
         Ok(raw)
     }
 
@@ -79,7 +79,16 @@ impl RawFilter {
         if let Some(r) = &self.reason {
             reason(r).map_err(|problem| invalid(name("reason"), problem))?;
         }
-        Ok(Filter { status, reason: self.reason, kind, stale: self.stale })
+        Ok(Filter { status, reason: self.reason, kind, stale: self.stale, warned: self.warned })
+    }
+}
+
+/// A yes/no query parameter: absent is no.
+fn flag(name: &str, value: Option<&str>) -> Result<bool, AdminError> {
+    match value {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(invalid(name, "must be true or false")),
     }
 }
 

@@ -79,6 +79,7 @@ impl Fixture {
             chunks: chunks.into(),
             batches: batches.into(),
             extractor_version: "1".into(),
+            warning: None,
         };
         assert!(self.state.set_extracted(&id, generation, &extracted).await.unwrap());
         let all: Vec<ChunkMessage> = (0..chunks).map(|i| chunk(name, generation, i)).collect();

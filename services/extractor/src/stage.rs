@@ -159,9 +159,9 @@ impl ExtractStage {
         } else {
             versioned(self.config.ocr.as_ref().map(crate::OcrSettings::label))
         };
-        let low: Vec<u32> = doc.ocr_pages.iter().filter(|p| p.low).map(|p| p.page).collect();
-        if !low.is_empty() {
-            tracing::warn!(key = %job.key, pages = ?low, "ocr: pages read with low confidence");
+        let warning = ragpipe_core::low_confidence_warning(&doc.ocr_pages);
+        if let Some(warning) = &warning {
+            tracing::warn!(key = %job.key, "{warning}");
         }
         let (counter, cfg) = (Arc::clone(&self.counter), self.config.chunking);
         let cut = tokio::task::spawn_blocking(move || {
@@ -193,6 +193,7 @@ impl ExtractStage {
             chunks: chunks.len() as i64,
             batches: batches as i64,
             extractor_version: version.clone(),
+            warning,
         };
         // Record the expected totals before publishing, so the embedder that
         // stores the last batch can always tell it was the last.

@@ -94,11 +94,16 @@ pub struct FilterArgs {
     /// html, markdown, text, pdf, spreadsheet, csv, code or audio.
     #[arg(long, value_parser = parse_kind)]
     pub kind: Option<ragpipe_core::Kind>,
+    /// Only documents whose last extraction left a warning (OCR pages read
+    /// with low confidence).
+    #[arg(long)]
+    pub warned: bool,
 }
 
 impl FilterArgs {
     pub fn filter(&self, stale: bool) -> ragpipe_admin::Filter {
-        ragpipe_admin::Filter { status: self.status, reason: self.reason.clone(), kind: self.kind, stale }
+        let (status, reason, kind, warned) = (self.status, self.reason.clone(), self.kind, self.warned);
+        ragpipe_admin::Filter { status, reason, kind, stale, warned }
     }
 }
 

@@ -46,6 +46,9 @@ pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode
         if let Some(reason) = &d.reason {
             println!("           [{}] {reason}", d.stage.unwrap_or("-"));
         }
+        if let Some(warning) = &d.warning {
+            println!("           warning: {warning}");
+        }
     }
     println!("{} document(s) on this page", page.documents.len());
     if let Some(previous) = &page.previous {

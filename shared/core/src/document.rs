@@ -147,9 +147,54 @@ pub struct OcrPage {
     pub low: bool,
 }
 
+/// Pages named in a low-confidence warning before the rest are counted.
+const WARNED_PAGES_LISTED: usize = 10;
+
+/// The warning an indexed document carries when OCR read some of its pages
+/// with low confidence: `ocr: low confidence on 2 of 5 pages: 3 (0.620),
+/// 7 (0.714)`; `None` when no page is low.
+pub fn low_confidence_warning(pages: &[OcrPage]) -> Option<String> {
+    let low: Vec<&OcrPage> = pages.iter().filter(|p| p.low).collect();
+    if low.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> =
+        low.iter().take(WARNED_PAGES_LISTED).map(|p| format!("{} ({:.3})", p.page, p.confidence)).collect();
+    let more = low.len().saturating_sub(WARNED_PAGES_LISTED);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let of = if pages.len() == 1 { "the page".to_string() } else { format!("{} of {} pages", low.len(), pages.len()) };
+    Some(format!("ocr: low confidence on {of}: {}{more}", listed.join(", ")))
+}
+
 impl Document {
     /// The text of one block.
     pub fn slice(&self, block: &Block) -> &str {
         &self.text[block.range.clone()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pages(confidences: &[f32]) -> Vec<OcrPage> {
+        let page = |(i, &confidence): (usize, &f32)| OcrPage { page: i as u32 + 1, confidence, low: confidence < 0.8 };
+        confidences.iter().enumerate().map(page).collect()
+    }
+
+    #[test]
+    fn low_pages_are_named_with_their_confidence() {
+        assert_eq!(low_confidence_warning(&pages(&[0.95, 0.97])), None);
+        assert_eq!(
+            low_confidence_warning(&pages(&[0.95, 0.62, 0.9, 0.714])).as_deref(),
+            Some("ocr: low confidence on 2 of 4 pages: 2 (0.620), 4 (0.714)")
+        );
+        assert_eq!(
+            low_confidence_warning(&pages(&[0.5])).as_deref(),
+            Some("ocr: low confidence on the page: 1 (0.500)")
+        );
+        let long = low_confidence_warning(&pages(&[0.1; 25])).unwrap();
+        assert!(long.starts_with("ocr: low confidence on 25 of 25 pages: 1 (0.100), 2 (0.100)"), "{long}");
+        assert!(long.ends_with("10 (0.100) and 15 more"), "{long}");
     }
 }

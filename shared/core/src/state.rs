@@ -101,6 +101,9 @@ pub struct DocState {
     pub pipeline_version: Option<String>,
     pub extractor_version: Option<String>,
     pub title: Option<String>,
+    /// What went partly wrong in a document indexed anyway (OCR pages read
+    /// with low confidence), from its last extraction.
+    pub warning: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -158,6 +161,7 @@ mod tests {
             pipeline_version: Some("1".into()),
             extractor_version: Some(extractor_version.into()),
             title: None,
+            warning: None,
             created_at: 0,
             updated_at: 0,
         }

@@ -26,6 +26,7 @@ pub(crate) fn extracted(chunks: i64, batches: i64) -> Extracted {
         chunks,
         batches,
         extractor_version: "1".into(),
+        warning: None,
     }
 }
 
@@ -129,6 +130,32 @@ pub async fn failures_are_recorded(store: &dyn StateStore) {
     assert!(store.get(&DocumentId::from_raw("nope")).await.unwrap().is_none());
 }
 
+/// An extraction's warning is kept with the indexed document, selected by
+/// `warned`, and replaced by the next extraction's (none clears it).
+pub async fn warnings_are_kept_until_the_next_extraction(store: &dyn StateStore) {
+    let (a, b) = (observed("scan.pdf", "v1"), observed("plain.md", "v1"));
+    let warning = "ocr: low confidence on 1 of 2 pages: 2 (0.41)";
+    for (doc, warning) in [(&a, Some(warning)), (&b, None)] {
+        store.observe(doc, 1).await.unwrap();
+        assert!(store.begin_extract(&doc.id, 1).await.unwrap());
+        let ex = Extracted { warning: warning.map(String::from), ..extracted(1, 1) };
+        assert!(store.set_extracted(&doc.id, 1, &ex).await.unwrap());
+    }
+    assert_eq!(store.get(&a.id).await.unwrap().unwrap().warning.as_deref(), Some(warning));
+    assert_eq!(store.get(&b.id).await.unwrap().unwrap().warning, None);
+    let warned = DocQuery { warned: true, ..DocQuery::default() };
+    let page = store.page(&warned, &Cursor::Start, 10).await.unwrap().documents;
+    assert_eq!(page.iter().map(|d| d.uri.as_str()).collect::<Vec<_>>(), [a.uri.as_str()]);
+    assert_eq!(store.count(&warned).await.unwrap(), 1);
+    // Extracted again (say with a better model): no warning any more.
+    let changed = store.observe(&Observed { etag: "v2".into(), ..a.clone() }, 2).await.unwrap();
+    let Observation::Changed { generation } = changed else { panic!("{changed:?}") };
+    assert!(store.begin_extract(&a.id, generation).await.unwrap());
+    assert!(store.set_extracted(&a.id, generation, &extracted(1, 1)).await.unwrap());
+    assert_eq!(store.get(&a.id).await.unwrap().unwrap().warning, None);
+    assert_eq!(store.count(&warned).await.unwrap(), 0);
+}
+
 /// A failed document is retried as a new generation with attempts reset,
 /// exactly once; documents that are not failed are left alone.
 pub async fn failed_documents_can_be_retried(store: &dyn StateStore) {
@@ -215,6 +242,11 @@ macro_rules! state_store_conformance {
         async fn unpublished_documents_are_published_again() {
             let s = $fresh.await;
             $crate::conformance::unpublished_documents_are_published_again(&s).await;
+        }
+        #[tokio::test]
+        async fn warnings_are_kept_until_the_next_extraction() {
+            let s = $fresh.await;
+            $crate::conformance::warnings_are_kept_until_the_next_extraction(&s).await;
         }
         #[tokio::test]
         async fn sync_runs_never_overlap() {

@@ -96,6 +96,8 @@ pub struct Extracted {
     pub chunks: i64,
     pub batches: i64,
     pub extractor_version: String,
+    /// See [`ragpipe_core::DocState::warning`].
+    pub warning: Option<String>,
 }
 
 /// Sizes of one stored embed batch.

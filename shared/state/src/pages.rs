@@ -15,7 +15,7 @@ use sqlx::query::Query;
 /// The columns a [`DocState`] is read from.
 pub(crate) const COLUMNS: &str = "id, uri, etag, content_hash, size, kind, status, failure_reason, failure_stage, \
      attempts, generation, chunks_expected, batches_expected, chunks_stored, truncated, model, dims, \
-     pipeline_version, extractor_version, title, created_at, updated_at";
+     pipeline_version, extractor_version, title, warning, created_at, updated_at";
 
 /// Documents a batched requeue names in one statement.
 pub const REQUEUE_BATCH: usize = 500;
@@ -66,6 +66,9 @@ impl Statement {
                 format!(" OR (kind IS NULL AND ({}))", by_name.join(" OR "))
             };
             s.conditions.push(format!("(kind = {p}{named})"));
+        }
+        if q.warned {
+            s.conditions.push("warning IS NOT NULL".into());
         }
         if let Some(seal) = &q.stale_against {
             let current = ragpipe_core::extractor_versions(&seal.extractor_version);

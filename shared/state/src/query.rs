@@ -18,6 +18,8 @@ pub struct DocQuery {
     pub kind: Option<KindMatch>,
     /// Only indexed documents sealed otherwise than this.
     pub stale_against: Option<Seal>,
+    /// Only documents whose last extraction left a warning.
+    pub warned: bool,
 }
 
 /// Documents of a kind: detected as it, or (not detected yet, e.g. failed

@@ -166,6 +166,7 @@ impl StateStore for SqlStateStore {
             .bind(ex.batches)
             .bind(&ex.extractor_version)
             .bind(now_ms())
+            .bind(&ex.warning)
             .execute(&self.pool)
             .await?;
         Ok(r.rows_affected() == 1)
@@ -370,6 +371,7 @@ pub(crate) fn doc_from_row(r: &AnyRow) -> Result<DocState, StateError> {
         pipeline_version: r.try_get("pipeline_version")?,
         extractor_version: r.try_get("extractor_version")?,
         title: r.try_get("title")?,
+        warning: r.try_get("warning")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         id,
