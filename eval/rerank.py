@@ -75,8 +75,8 @@ class Encoder:
             if hidden.ndim == 3:
                 hidden = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
             out.append(hidden / np.linalg.norm(hidden, axis=1, keepdims=True))
-            print(f"\rembedding {min(i + batch, len(texts))}/{len(texts)}", end="", file=sys.stderr)
-        print(file=sys.stderr)
+            if i % (batch * 20) == 0:
+                print(f"embedding {min(i + batch, len(texts))}/{len(texts)}", file=sys.stderr)
         return np.concatenate(out)
 
 
@@ -187,6 +187,10 @@ def main() -> None:
             ticket = [q for q in base if golden[q].get("style") == "ticket"]
             mrr = lambda rs, qs: sum(1 / rs[q] for q in qs if rs[q]) / max(len(qs), 1)  # noqa: E731
             print(f"          vs shipped: {'  '.join(cells)}  ticket MRR {mrr(base, ticket):.3f} -> {mrr(ranks, ticket):.3f}")
+            for split in ("dev", "test"):
+                qs = [q for q in base if golden[q].get("split") == split]
+                at4 = lambda rs: sum(1 for q in qs if rs[q] and rs[q] <= 4) / max(len(qs), 1)  # noqa: E731
+                print(f"          {split}: MRR {mrr(base, qs):.3f} -> {mrr(ranks, qs):.3f}  R@4 {at4(base):.3f} -> {at4(ranks):.3f}")
 
 
 if __name__ == "__main__":
