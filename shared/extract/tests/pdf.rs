@@ -178,3 +178,34 @@ fn a_jpeg_2000_page_decodes_to_the_scan_within_its_compression() {
     let (n, dark) = ink.fold((0, 0), |(n, d), (_, &g)| (n + 1, d + usize::from(g < 128)));
     assert!(dark * 10 > n * 9, "{dark} of {n} ink pixels stay dark");
 }
+
+/// The fixture with every 7th byte of the first 4 KB of its page image's
+/// data overwritten, as a bad disk or a botched copy leaves it (lengths intact).
+fn damaged(name: &str, marker: &[u8]) -> Vec<u8> {
+    let mut pdf = std::fs::read(ocr_fixtures().join(name)).unwrap();
+    let at = pdf.windows(marker.len()).position(|w| w == marker).unwrap();
+    let data = at + pdf[at..].windows(6).position(|w| w == b"stream").unwrap() + 8;
+    for (n, i) in (data + 20..data + 4000).step_by(7).enumerate() {
+        pdf[i] = (n as u8).wrapping_mul(151) ^ 0x5a;
+    }
+    pdf
+}
+
+#[test]
+fn damaged_page_images_fail_with_the_encoding_named_or_decode_as_viewers_show_them() {
+    let limits = Limits::default();
+    let pdf = damaged("eurotext-jpx.pdf", b"JPXDecode");
+    let err =
+        ragpipe_extract::extract_scanned(Kind::Pdf, "jpx.pdf", &pdf, None, None, Some(&mut Recorder(vec![])), &limits)
+            .expect_err("a JPEG 2000 codestream with damaged markers");
+    assert!(err.to_string().starts_with("unsupported image: JPEG 2000 data that does not decode"), "{err}");
+    // Fax and JBIG2 decoders recover (as viewers do): the page keeps its
+    // size, and OCR reads what survived.
+    for (name, marker) in [("eurotext-g3.pdf", &b"CCITTFaxDecode"[..]), ("linn-jbig2.pdf", &b"JBIG2Decode"[..])] {
+        let mut seen = Recorder(Vec::new());
+        let pdf = damaged(name, marker);
+        ragpipe_extract::extract_scanned(Kind::Pdf, name, &pdf, None, None, Some(&mut seen), &limits).expect(name);
+        let png = if name.starts_with("linn") { "linn.png" } else { "eurotext.png" };
+        assert_eq!(seen.0.iter().map(|p| p.dimensions()).collect::<Vec<_>>(), [scan(png).dimensions()], "{name}");
+    }
+}
