@@ -84,7 +84,7 @@ def load_chunks(ragpipe: str, data_dir: str, corpus: Path) -> dict[str, list[dic
     """Every document's chunks in order, keyed by file name."""
     docs = {}
     for f in sorted(corpus.iterdir()):
-        if f.name.startswith(".") or f.name == "SOURCES.md":
+        if f.name.startswith("."):
             continue
         run = subprocess.run([ragpipe, "--data-dir", data_dir, "chunks", str(f), "--json"], capture_output=True, text=True)
         if run.returncode == 0:
