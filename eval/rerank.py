@@ -40,9 +40,10 @@ from fuse import KS, sign_p, summary  # noqa: E402
 
 
 class Encoder:
-    """Mean-pooled, normalised sentence vectors from an ONNX export."""
+    """Mean-pooled, normalised sentence vectors from a provisioned model
+    folder; window and prefixes from its spec (`ragpipe-model.json`)."""
 
-    def __init__(self, folder: Path, query_prefix: str = "", passage_prefix: str = ""):
+    def __init__(self, folder: Path):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -54,8 +55,9 @@ class Encoder:
         self.session = ort.InferenceSession(str(weights), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self.tokenizer.enable_truncation(256 if "minilm" in folder.name.lower() else 512)
-        self.prefixes = (query_prefix, passage_prefix)
+        spec = json.loads((folder / "ragpipe-model.json").read_text())
+        self.tokenizer.enable_truncation(spec["max_tokens"])
+        self.prefixes = (spec.get("query_prefix", ""), spec.get("passage_prefix", ""))
 
     def __call__(self, texts: list[str], query: bool = False, batch: int = 16) -> np.ndarray:
         prefix = self.prefixes[0 if query else 1]
@@ -142,7 +144,7 @@ def main() -> None:
     signals = {"section": {}, "context": {}, "document": {}}
     e5 = None
     if args.e5:
-        e5 = Encoder(Path(args.e5), "query: ", "passage: ")
+        e5 = Encoder(Path(args.e5))
         q5, c5 = e5([golden[q["id"]]["query"] for q in queries], query=True), e5([c["content"] for c in flat])
         signals["e5"] = {}
 

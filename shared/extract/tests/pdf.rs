@@ -104,7 +104,7 @@ impl ragpipe_extract::PageReader for Recorder {
 
 #[test]
 fn fax_pages_in_a_pdf_decode_to_the_same_pixels_as_the_fax_tiff() {
-    let ocr = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ocr/tests/fixtures");
+    let ocr = ocr_fixtures();
     let pdf = std::fs::read(ocr.join("fax-two-pages.pdf")).unwrap();
     let tiff = std::fs::read(ocr.join("two-pages.tif")).unwrap();
     let mut seen = Recorder(Vec::new());

@@ -31,11 +31,6 @@ pub struct Fax {
 }
 
 impl Fax {
-    /// The PDF defaults (Group 3 one-dimensional, end of block expected).
-    pub fn new(columns: u32, rows: u32) -> Self {
-        Fax { k: 0, columns, rows, end_of_line: false, byte_align: false, end_of_block: true }
-    }
-
     fn encoding(&self) -> hayro_ccitt::EncodingMode {
         match self.k {
             k if k < 0 => hayro_ccitt::EncodingMode::Group4,
@@ -98,9 +93,7 @@ impl hayro_jbig2::Decoder for Canvas {
     }
 
     fn next_line(&mut self) {
-        // Rows arrive whole (width pixels each); nothing to pad.
-        let rows = self.pixels.len().div_ceil(self.width.max(1));
-        self.pixels.resize(rows * self.width, 255);
+        // Rows arrive whole (width pixels each): nothing to do.
     }
 }
 
