@@ -217,6 +217,12 @@ async fn nothing_is_lost_duplicated_or_miscounted_under_faults() {
             at(begun),
             (back - begun).as_secs_f64()
         );
+        let (done, known) = finished(&monitor).await.unwrap_or_default();
+        assert!(
+            recovered.is_some() || done == known,
+            "no document finished within 120 s of {fault:?}\n{}",
+            dep.report()
+        );
         log.push(json!({
             "fault": format!("{fault:?}"), "at_secs": at(begun), "down_secs": back.duration_since(begun).as_secs_f64(),
             "finished_one_after_secs": recovered, "detail": detail,

@@ -185,9 +185,42 @@ impl Deployment {
         cmd
     }
 
+    /// Starts a worker of `role`; what it logs goes to a file of its own
+    /// under `logs/` in the data dir, which [`Deployment::report`] reads.
     pub fn start(&mut self, role: &'static str) {
-        let child = self.command(&["serve", role]).stdout(Stdio::null()).spawn().unwrap();
+        let dir = self.data.path().join("logs");
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = std::fs::read_dir(&dir).unwrap().count();
+        let log = std::fs::File::create(dir.join(format!("{n:02}-{role}.log"))).unwrap();
+        let child = self.command(&["serve", role]).stdout(Stdio::null()).stderr(log).spawn().unwrap();
         self.workers.push((role, child));
+    }
+
+    /// The workers as a failing test should show them: which still run,
+    /// and the last warnings and errors each worker (killed ones too) logged.
+    pub fn report(&self) -> String {
+        let mut out = String::from("workers:");
+        for (role, child) in &self.workers {
+            let state = if running(child.id()) { "running" } else { "EXITED" };
+            out.push_str(&format!(" {role} {} {state};", child.id()));
+        }
+        let mut logs: Vec<_> = std::fs::read_dir(self.data.path().join("logs"))
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        logs.sort();
+        for log in logs {
+            let text = plain(&std::fs::read_to_string(&log).unwrap_or_default());
+            let said: Vec<&str> = text.lines().filter(|l| l.contains("WARN") || l.contains("ERROR")).collect();
+            out.push_str(&format!("\n{}:", log.file_name().unwrap().to_string_lossy()));
+            for line in &said[said.len().saturating_sub(4)..] {
+                out.push_str(&format!("\n  {}", line.chars().take(400).collect::<String>()));
+            }
+            // A worker that exited says why last (an error, not a warning).
+            if let Some(last) = text.lines().last().filter(|l| !said.contains(l)) {
+                out.push_str(&format!("\n  last: {}", last.chars().take(400).collect::<String>()));
+            }
+        }
+        out
     }
 
     /// Stops the workers of `role`: politely (SIGTERM, waited for) or not (SIGKILL).
@@ -219,7 +252,7 @@ impl Deployment {
             if let Some(d) = all.iter().find(|d| d.uri.ends_with(&format!("/{name}")) && d.status == status) {
                 return d.clone();
             }
-            assert!(started.elapsed() < Duration::from_secs(120), "{name} never reached {status:?}");
+            assert!(started.elapsed() < Duration::from_secs(120), "{name} never reached {status:?}\n{}", self.report());
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
@@ -251,7 +284,7 @@ impl Deployment {
                 return all;
             }
             let pending: Vec<_> = all.iter().map(|d| (d.uri.rsplit('/').next().unwrap(), d.status)).collect();
-            assert!(started.elapsed() < limit, "not settled: {pending:?}");
+            assert!(started.elapsed() < limit, "not settled: {pending:?}\n{}", self.report());
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
     }
@@ -335,6 +368,27 @@ impl Deployment {
             }
         }
     }
+}
+
+/// Whether process `pid` runs (a child that exited and was not waited for
+/// is a zombie: state `Z`).
+fn running(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()).is_some_and(|s| s != "Z" && s != "X")
+}
+
+/// `text` without terminal colour codes.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            chars.by_ref().find(|c| c.is_ascii_alphabetic());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl Drop for Deployment {
