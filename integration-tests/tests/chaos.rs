@@ -220,8 +220,9 @@ async fn nothing_is_lost_duplicated_or_miscounted_under_faults() {
         let (done, known) = finished(&monitor).await.unwrap_or_default();
         assert!(
             recovered.is_some() || done == known,
-            "no document finished within 120 s of {fault:?}\n{}",
-            dep.report()
+            "no document finished within 120 s of {fault:?}\n{}\nqdrant: {}",
+            dep.report(),
+            qdrant.log_tail()
         );
         log.push(json!({
             "fault": format!("{fault:?}"), "at_secs": at(begun), "down_secs": back.duration_since(begun).as_secs_f64(),

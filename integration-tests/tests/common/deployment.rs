@@ -204,6 +204,7 @@ impl Deployment {
             let state = if running(child.id()) { "running" } else { "EXITED" };
             out.push_str(&format!(" {role} {} {state};", child.id()));
         }
+        out.push_str(&format!("\nbroker: {}", broker_health()));
         let mut logs: Vec<_> = std::fs::read_dir(self.data.path().join("logs"))
             .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
             .unwrap_or_default();
@@ -375,6 +376,23 @@ impl Deployment {
 fn running(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()).is_some_and(|s| s != "Z" && s != "X")
+}
+
+/// What the machine's RabbitMQ says of itself: alarms, whether its ports
+/// take connections, how many connections it holds.
+fn broker_health() -> String {
+    let ask = |cmd: &str, args: &[&str]| {
+        let out = Command::new("timeout").arg("20").arg(cmd).arg("-q").args(args).output();
+        out.map(|o| plain(&String::from_utf8_lossy(&o.stdout)).trim().to_string()).unwrap_or_else(|e| e.to_string())
+    };
+    let connections = ask("rabbitmqctl", &["list_connections", "state"]);
+    format!(
+        "{}; {}; {} connections ({})",
+        ask("rabbitmq-diagnostics", &["alarms"]),
+        ask("rabbitmq-diagnostics", &["check_port_connectivity"]),
+        connections.lines().count(),
+        connections.lines().take(5).collect::<Vec<_>>().join(",")
+    )
 }
 
 /// `text` without terminal colour codes.

@@ -4,7 +4,7 @@
 
 use super::net::free_port;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// A Qdrant server on loopback with storage in `dir`; `kill` is SIGKILL.
@@ -39,6 +39,8 @@ impl QdrantProcess {
     /// Starts the server on the same storage and ports; waits until ready.
     pub fn launch(&mut self) {
         let dir = self.dir.path();
+        // Appended to: a restarted server's log follows the killed one's.
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("qdrant.log")).unwrap();
         let child = Command::new(&self.bin)
             .current_dir(dir)
             .env("QDRANT__SERVICE__HOST", "127.0.0.1")
@@ -47,8 +49,8 @@ impl QdrantProcess {
             .env("QDRANT__TELEMETRY_DISABLED", "true")
             .env("QDRANT__STORAGE__STORAGE_PATH", dir.join("storage"))
             .env("QDRANT__STORAGE__SNAPSHOTS_PATH", dir.join("snapshots"))
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.join("qdrant.log")).unwrap())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
             .spawn()
             .unwrap();
         self.child = Some(child);
@@ -57,6 +59,13 @@ impl QdrantProcess {
             assert!(started.elapsed() < Duration::from_secs(60), "qdrant did not become ready: see its log");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The last lines the server logged (for a failing test's message).
+    pub fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.path().join("qdrant.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(6)..].join("\n")
     }
 
     pub fn kill(&mut self) {
