@@ -56,6 +56,8 @@ pub struct Deployment {
     /// store in the data dir when `None`.
     pub qdrant: Option<String>,
     pub namespace: String,
+    /// Whether a failing test's message already holds [`Deployment::report`].
+    reported: std::cell::Cell<bool>,
 }
 
 impl Deployment {
@@ -107,7 +109,18 @@ impl Deployment {
         // embedder can be killed half-way through one.
         std::fs::write(data.path().join("ragpipe.toml"), "[workers]\nembed_batch = 1\n").unwrap();
         let namespace = format!("dist-{}", id.replace('-', "_"));
-        Deployment { bucket, s3, env, state_url, data, workers: Vec::new(), broker, qdrant: None, namespace }
+        Deployment {
+            bucket,
+            s3,
+            env,
+            state_url,
+            data,
+            workers: Vec::new(),
+            broker,
+            qdrant: None,
+            namespace,
+            reported: Default::default(),
+        }
     }
 
     /// The same deployment writing to the Qdrant server at `url` (gRPC), so
@@ -199,6 +212,7 @@ impl Deployment {
     /// The workers as a failing test should show them: which still run,
     /// and the last warnings and errors each worker (killed ones too) logged.
     pub fn report(&self) -> String {
+        self.reported.set(true);
         let mut out = String::from("workers:");
         for (role, child) in &self.workers {
             let state = if running(child.id()) { "running" } else { "EXITED" };
@@ -411,6 +425,11 @@ fn plain(text: &str) -> String {
 
 impl Drop for Deployment {
     fn drop(&mut self) {
+        // Workers log to files, not the test's output: a test that failed
+        // without a report in its message (any assertion) shows them here.
+        if std::thread::panicking() && !self.reported.get() {
+            eprintln!("{}", self.report());
+        }
         for (_, child) in &mut self.workers {
             let _ = child.kill();
             let _ = child.wait();
