@@ -214,10 +214,11 @@ log "building model.onnx and model-int8.onnx"
   --out "$STAGE/model/model.onnx" --int8-out "$STAGE/model/model-int8.onnx" >&2
 # The spec ragpipe reads (README "Models"): sentence-transformers' pooling and
 # max_seq_length, and the abstention rule calibrated in docs/EVALUATION.md
-# (threshold on the nearest distance less 1.5 x the margin over the next document).
+# (threshold on the nearest distance less 1.5 x the margin over the next document),
+# and hybrid search fused by score with 0.75 on the dense side ("Fusion by scores").
 cat > "$STAGE/model/ragpipe-model.json" <<'JSON'
 {"name": "all-MiniLM-L6-v2", "dims": 384, "pooling": "mean", "normalize": true, "max_tokens": 256, "threshold": 0.49,
- "threshold_int8": 0.49, "margin_weight": 1.5}
+ "threshold_int8": 0.49, "margin_weight": 1.5, "dense_weight": 0.75}
 JSON
 
 log "building $E5_NAME: model.onnx, model-int8.onnx, tokenizer.json"

@@ -40,7 +40,12 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         bail!("the index in {} is empty: run `ragpipe ingest` first", config.data_dir.display());
     }
     let mode = if args.dense_only || config.search.mode == "dense" { Mode::Dense } else { Mode::Hybrid };
-    let opts = SearchOptions { top_k: DEPTH, mode, rrf_k: config.search.rrf_k, abstention: None };
+    let opts = SearchOptions {
+        top_k: DEPTH,
+        mode,
+        fusion: crate::search::fusion(&config).resolve(embedder.dense_weight()),
+        abstention: None,
+    };
     let texts: Vec<&str> =
         golden.iter().map(|g| g.query.as_str()).chain(ood.iter().map(|o| o.query.as_str())).collect();
     let e = embedder.clone();
@@ -91,7 +96,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let facts = index_facts(state.as_ref(), &chunks, embedder.window()).await?;
     let run = serde_json::json!({
-        "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(), "margin_weight": weight,
+        "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(), "fusion": opts.fusion.to_string(), "margin_weight": weight,
         "chunk_budget": config.chunking.budget, "contextual_header": config.chunking.contextual_header,
         "golden": golden_path, "ood": args.ood,
     });

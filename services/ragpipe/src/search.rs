@@ -5,7 +5,7 @@ use crate::wiring;
 use ragpipe_config::Config;
 use ragpipe_search::{Options, SearchRequest, SearchResponse, Threshold};
 use ragpipe_vectors::SearchFilter;
-use ragpipe_vectors::retrieval::Mode;
+use ragpipe_vectors::retrieval::{FusionSetting, Mode};
 use ragpipe_worker::Stop;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ pub fn options(config: &Config, no_threshold: bool, dense_only: bool) -> Options
     Options {
         top_k: config.search.top_k,
         mode: if dense_only { Mode::Dense } else { Mode::Hybrid },
-        rrf_k: config.search.rrf_k,
+        fusion: fusion(config),
         threshold: match (no_threshold, config.search.threshold) {
             (true, _) => Threshold::Off,
             (false, Some(t)) => Threshold::Fixed(t),
@@ -57,6 +57,16 @@ pub fn options(config: &Config, no_threshold: bool, dense_only: bool) -> Options
         },
         cache_entries: config.search.cache_entries,
         max_top_k: ragpipe_search::MAX_TOP_K,
+    }
+}
+
+/// What `[search]` says of fusion (validated by the config); the index's
+/// model decides the rest.
+pub fn fusion(config: &Config) -> FusionSetting {
+    FusionSetting {
+        by_rank: config.search.fusion.as_deref().map(|f| f == "rrf"),
+        dense_weight: config.search.dense_weight,
+        rrf_k: config.search.rrf_k,
     }
 }
 

@@ -2,7 +2,7 @@
 //! and `POST /api/search` returns.
 
 use ragpipe_state::IndexRecord;
-use ragpipe_vectors::retrieval::{Answer, SearchOptions};
+use ragpipe_vectors::retrieval::{Answer, Mode, SearchOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -25,6 +25,10 @@ pub struct SearchResponse {
     pub margin: f32,
     #[serde(default)]
     pub margin_weight: f32,
+    /// How the hits' `score` was fused: `rrf (k 60)` (by rank) or `convex
+    /// (dense weight 0.75)` (by normalised score); empty in dense mode.
+    #[serde(default)]
+    pub fusion: String,
     pub hits: Vec<HitOut>,
 }
 
@@ -65,6 +69,10 @@ impl SearchResponse {
             nearest_distance: answer.nearest_distance,
             margin: answer.margin(),
             margin_weight: opts.abstention.map_or(0.0, |a| a.margin_weight),
+            fusion: match opts.mode {
+                Mode::Hybrid => opts.fusion.to_string(),
+                Mode::Dense => String::new(),
+            },
             hits: answer
                 .hits
                 .into_iter()

@@ -9,7 +9,7 @@ use lru::LruCache;
 use ragpipe_core::Abstention;
 use ragpipe_embed::Embedder;
 use ragpipe_state::{IndexRecord, NewIndex, StateStore, live_index};
-use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
+use ragpipe_vectors::retrieval::{self, FusionSetting, Mode, SearchOptions};
 use ragpipe_vectors::{Bm25, Collections, SearchFilter, VectorStore};
 use serde::Deserialize;
 use std::future::Future;
@@ -60,7 +60,8 @@ pub struct Options {
     /// Hits when a request does not say.
     pub top_k: usize,
     pub mode: Mode,
-    pub rrf_k: f32,
+    /// How hybrid search fuses; what it leaves open, the model decides.
+    pub fusion: FusionSetting,
     pub threshold: Threshold,
     /// Query embeddings kept (0: none).
     pub cache_entries: usize,
@@ -119,7 +120,7 @@ impl Searcher {
         let opts = SearchOptions {
             top_k: req.top_k.unwrap_or(self.options.top_k),
             mode: self.options.mode,
-            rrf_k: self.options.rrf_k,
+            fusion: self.options.fusion.resolve(live.embedder.dense_weight()),
             abstention,
         };
         let store = live.store.as_ref();

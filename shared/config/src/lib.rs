@@ -119,9 +119,16 @@ pub struct ModelConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {
     pub top_k: usize,
-    /// `hybrid` (dense + BM25, RRF) or `dense`.
+    /// `hybrid` (dense + BM25 + the key list, fused) or `dense`.
     pub mode: String,
+    /// How hybrid search fuses its lists: `rrf` (by rank, constant
+    /// `rrf_k`) or `convex` (by normalised score, `dense_weight` × dense +
+    /// the rest × BM25). Unset: as calibrated for the index's model (its
+    /// spec's `dense_weight`: convex; none: rrf). `dense_weight` alone
+    /// means convex with that weight.
+    pub fusion: Option<String>,
     pub rrf_k: f32,
+    pub dense_weight: Option<f32>,
     /// A fixed cosine distance above which the best hit is not an answer.
     /// Unset: the rule calibrated for the index's model (its spec's
     /// `threshold` and `margin_weight`; all-MiniLM-L6-v2: 0.49 and 1.5).
@@ -243,7 +250,9 @@ impl Default for SearchConfig {
         SearchConfig {
             top_k: 5,
             mode: "hybrid".into(),
+            fusion: None,
             rrf_k: 60.0,
+            dense_weight: None,
             threshold: None,
             listen: "127.0.0.1:8081".into(),
             token: None,
@@ -426,6 +435,12 @@ impl Config {
         }
         if !matches!(self.search.mode.as_str(), "hybrid" | "dense") {
             return bad(format!("search.mode must be hybrid or dense, not {:?}", self.search.mode));
+        }
+        if let Some(f) = self.search.fusion.as_deref().filter(|f| !matches!(*f, "rrf" | "convex")) {
+            return bad(format!("search.fusion must be rrf or convex, not {f:?}"));
+        }
+        if let Some(w) = self.search.dense_weight.filter(|w| !(0.0..=1.0).contains(w)) {
+            return bad(format!("search.dense_weight must be within 0..=1, not {w}"));
         }
         if let Some(t) = self.search.threshold.filter(|t| !(0.0..=2.0).contains(t)) {
             return bad(format!("search.threshold is a cosine distance within 0..=2, not {t}"));

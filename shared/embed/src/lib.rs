@@ -80,6 +80,11 @@ pub trait Embedder: Send + Sync {
     fn margin_weight(&self) -> f32 {
         0.0
     }
+    /// The weight of the dense similarity when hybrid search fuses by
+    /// score, as calibrated for this model; `None`: fuse by rank.
+    fn dense_weight(&self) -> Option<f32> {
+        None
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -302,4 +302,8 @@ impl Embedder for OnnxEmbedder {
     fn margin_weight(&self) -> f32 {
         self.spec.margin_weight.unwrap_or(0.0)
     }
+
+    fn dense_weight(&self) -> Option<f32> {
+        self.spec.dense_weight
+    }
 }

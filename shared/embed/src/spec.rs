@@ -61,6 +61,11 @@ pub struct ModelSpec {
     /// the distance alone). Calibrated with the threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_weight: Option<f32>,
+    /// Hybrid search fuses dense and BM25 by score with this weight on the
+    /// dense similarity (0..=1), as calibrated for this model; unset: by
+    /// rank (RRF). `[search] fusion` and `dense_weight` override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense_weight: Option<f32>,
 }
 
 fn yes() -> bool {
@@ -83,6 +88,7 @@ impl ModelSpec {
             threshold: Some(0.49),
             threshold_int8: Some(0.49),
             margin_weight: Some(1.5),
+            dense_weight: Some(0.75),
         }
     }
 
@@ -98,6 +104,9 @@ impl ModelSpec {
         let spec: ModelSpec = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         if spec.name.trim().is_empty() || spec.dims == 0 || spec.max_tokens < 3 {
             return Err(format!("{}: name, dims and max_tokens (≥ 3) are required", path.display()));
+        }
+        if let Some(w) = spec.dense_weight.filter(|w| !(0.0..=1.0).contains(w)) {
+            return Err(format!("{}: dense_weight must be within 0..=1, not {w}", path.display()));
         }
         Ok(spec)
     }

@@ -17,12 +17,58 @@ pub enum Mode {
     Dense,
 }
 
+/// How the hybrid mode merges its retrievers' lists into one order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// Reciprocal rank fusion: each list adds `weight / (k + rank)`; a
+    /// larger `k` flattens the advantage of top ranks. Ranks only.
+    Rrf { k: f32 },
+    /// A convex combination of the scores, each list's min-max normalised
+    /// over the candidates: `dense_weight` × dense similarity +
+    /// (1 − `dense_weight`) × BM25, plus the key list's normalised score
+    /// (docs/EVALUATION.md, "Fusion by scores").
+    Convex { dense_weight: f32 },
+}
+
+impl std::fmt::Display for Fusion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fusion::Rrf { k } => write!(f, "rrf (k {k})"),
+            Fusion::Convex { dense_weight } => write!(f, "convex (dense weight {dense_weight})"),
+        }
+    }
+}
+
+/// What the configuration asks of fusion; the model's calibration decides
+/// what it leaves open.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusionSetting {
+    /// `Some(true)`: by rank; `Some(false)`: by score; `None`: the model's.
+    pub by_rank: Option<bool>,
+    /// The dense weight when fusing by score (`None`: the model's, else 0.5).
+    pub dense_weight: Option<f32>,
+    pub rrf_k: f32,
+}
+
+impl FusionSetting {
+    /// The fusion for a model calibrated with `model_weight` (its spec's
+    /// `dense_weight`): a weight set here alone means by score; nothing set
+    /// means the model's choice, by rank when it has none.
+    pub fn resolve(&self, model_weight: Option<f32>) -> Fusion {
+        let convex = |w: Option<f32>| Fusion::Convex { dense_weight: w.unwrap_or(0.5) };
+        match (self.by_rank, self.dense_weight.or(model_weight)) {
+            (Some(true), _) | (None, None) => Fusion::Rrf { k: self.rrf_k },
+            (Some(false), w) => convex(w),
+            (None, w) => convex(w),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchOptions {
     pub top_k: usize,
     pub mode: Mode,
-    /// The RRF constant: larger values flatten the advantage of top ranks.
-    pub rrf_k: f32,
+    pub fusion: Fusion,
     /// When to answer nothing (`None`: never): by the nearest chunk's
     /// distance and its margin (see [`Answer::margin`]), calibrated per model.
     pub abstention: Option<Abstention>,
@@ -100,12 +146,28 @@ pub async fn search_in(
         (Mode::Hybrid, Some(keys)) => by_score_then_id(store.search_sparse_in(&keys, candidates, filter).await?),
         _ => Vec::new(),
     };
-    let mut fused = match opts.mode {
-        Mode::Hybrid => rrf_weighted(&[(&dense, 1.0), (&sparse, 1.0), (&keyed, KEY_WEIGHT)], opts.rrf_k),
-        Mode::Dense => dense.iter().map(|s| (s.clone(), s.score)).collect(),
+    let (mut fused, similarity) = match (opts.mode, opts.fusion) {
+        (Mode::Dense, _) => (dense.iter().map(|s| (s.clone(), s.score)).collect(), None),
+        (Mode::Hybrid, Fusion::Rrf { k }) => {
+            (rrf_weighted(&[(&dense, 1.0), (&sparse, 1.0), (&keyed, KEY_WEIGHT)], k), None)
+        }
+        (Mode::Hybrid, Fusion::Convex { dense_weight }) => {
+            // Every candidate's own similarity, not only the dense list's.
+            let all = union(&[&dense, &sparse, &keyed]);
+            let ids: Vec<uuid::Uuid> = all.iter().map(|s| s.id).collect();
+            let similarity = similarities(store, &dense, &ids, query_vector).await?;
+            let lists = [(sparse.as_slice(), 1.0 - dense_weight), (keyed.as_slice(), KEY_WEIGHT / 2.0)];
+            (convex(&all, &similarity, &lists, candidates, dense_weight), Some(similarity))
+        }
     };
     fused.truncate(opts.top_k);
-    let similarity = similarities(store, &dense, &fused, query_vector).await?;
+    let similarity = match similarity {
+        Some(computed) => computed,
+        None => {
+            let ids: Vec<uuid::Uuid> = fused.iter().map(|(s, _)| s.id).collect();
+            similarities(store, &dense, &ids, query_vector).await?
+        }
+    };
     let hits: Vec<Hit> = fused
         .into_iter()
         .enumerate()
@@ -167,23 +229,66 @@ pub fn rrf_weighted(lists: &[(&[Scored], f32)], k: f32) -> Vec<(Scored, f32)> {
     out
 }
 
-/// Cosine similarity of every fused hit to the query: read from the dense
+/// Convex fusion of the candidates (every list's points, each once, in the
+/// order first seen): `dense_weight` × their similarity to the query, min-max
+/// normalised over them, plus each list's min-max normalised score times its
+/// weight. A candidate a list does not hold scores that list's floor: 0 when
+/// the list ended before `depth` (it matched nothing more), else its last
+/// score (an upper bound). Ties keep the order of first appearance.
+fn convex(
+    candidates: &[Scored],
+    similarity: &HashMap<uuid::Uuid, f32>,
+    lists: &[(&[Scored], f32)],
+    depth: usize,
+    dense_weight: f32,
+) -> Vec<(Scored, f32)> {
+    let dense: Vec<f32> = candidates.iter().map(|s| similarity[&s.id]).collect();
+    let mut total: Vec<f32> = normalised(&dense).into_iter().map(|d| dense_weight * d).collect();
+    for (list, weight) in lists {
+        let held: HashMap<uuid::Uuid, f32> = list.iter().map(|s| (s.id, s.score)).collect();
+        let floor = match list.last() {
+            Some(last) if list.len() >= depth => last.score,
+            _ => 0.0,
+        };
+        let scores: Vec<f32> = candidates.iter().map(|s| held.get(&s.id).copied().unwrap_or(floor)).collect();
+        for (t, n) in total.iter_mut().zip(normalised(&scores)) {
+            *t += weight * n;
+        }
+    }
+    let mut out: Vec<(Scored, f32)> = candidates.iter().cloned().zip(total).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
+/// Scores mapped onto 0..=1 by their minimum and maximum (all 0 when equal).
+fn normalised(scores: &[f32]) -> Vec<f32> {
+    let (lo, hi) = scores.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    scores.iter().map(|s| if hi > lo { (s - lo) / (hi - lo) } else { 0.0 }).collect()
+}
+
+/// Every list's points, each once, in the order first seen.
+fn union(lists: &[&[Scored]]) -> Vec<Scored> {
+    let mut seen = std::collections::HashSet::new();
+    lists.iter().flat_map(|l| l.iter()).filter(|s| seen.insert(s.id)).cloned().collect()
+}
+
+/// Cosine similarity of every point named to the query: read from the dense
 /// list where present, computed from the stored vector otherwise.
 async fn similarities(
     store: &dyn VectorStore,
     dense: &[Scored],
-    fused: &[(Scored, f32)],
+    ids: &[uuid::Uuid],
     query: &[f32],
 ) -> Result<HashMap<uuid::Uuid, f32>, VectorError> {
     let mut sims: HashMap<uuid::Uuid, f32> = dense.iter().map(|s| (s.id, s.score)).collect();
-    let missing: Vec<uuid::Uuid> = fused.iter().map(|(s, _)| s.id).filter(|id| !sims.contains_key(id)).collect();
+    let missing: Vec<uuid::Uuid> = ids.iter().copied().filter(|id| !sims.contains_key(id)).collect();
     if !missing.is_empty() {
         for (id, v) in store.dense_vectors(&missing).await? {
             sims.insert(id, v.iter().zip(query).map(|(a, b)| a * b).sum());
         }
     }
-    for (s, _) in fused {
-        sims.entry(s.id).or_insert(-1.0);
+    for id in ids {
+        sims.entry(*id).or_insert(-1.0);
     }
     Ok(sims)
 }
@@ -220,6 +325,58 @@ mod tests {
         // 1: 1/61 + 1/63; 3: 1/63 + 1/61 (tie, first seen wins); 2: 1/62; 4: 1/62.
         assert_eq!(ids, [1, 3, 2, 4]);
         assert!((fused[0].1 - (1.0 / 61.0 + 1.0 / 63.0)).abs() < 1e-7);
+    }
+
+    fn with_score(n: u128, score: f32) -> Scored {
+        Scored { score, ..scored(n) }
+    }
+
+    fn ids(fused: &[(Scored, f32)]) -> Vec<u128> {
+        fused.iter().map(|(s, _)| s.id.as_u128()).collect()
+    }
+
+    #[test]
+    fn convex_fusion_weighs_scores_not_ranks() {
+        // Dense: 1 barely ahead of 2, 3 far behind. BM25: 2 far ahead of 1.
+        let sims: HashMap<uuid::Uuid, f32> =
+            [(1, 0.80), (2, 0.79), (3, 0.20)].map(|(n, s)| (uuid::Uuid::from_u128(n), s)).into();
+        let all = [scored(1), scored(2), scored(3)];
+        let sparse = [with_score(2, 9.0), with_score(1, 1.0)];
+        let fuse = |w: f32| convex(&all, &sims, &[(&sparse, 1.0 - w)], 50, w);
+        assert_eq!(ids(&fuse(1.0)), [1, 2, 3], "dense alone");
+        assert_eq!(ids(&fuse(0.0))[..2], [2, 1], "BM25 alone");
+        // By rank the two lists tie 1 and 2; by score 2 is a near tie on one
+        // side and a clear winner on the other.
+        assert_eq!(ids(&fuse(0.5)), [2, 1, 3]);
+        let top = fuse(0.5)[0].1;
+        assert!((top - (0.5 * (0.59 / 0.60) + 0.5)).abs() < 1e-5, "{top}");
+    }
+
+    #[test]
+    fn a_list_that_stopped_early_matched_nothing_more() {
+        let sims: HashMap<uuid::Uuid, f32> = [(1, 0.5), (2, 0.5)].map(|(n, s)| (uuid::Uuid::from_u128(n), s)).into();
+        let all = [scored(1), scored(2)];
+        let sparse = [with_score(1, 4.0)];
+        // Shorter than its depth: 2 scores 0, the normalised BM25 of 1 is 1.
+        let short = convex(&all, &sims, &[(&sparse, 0.5)], 50, 0.5);
+        assert_eq!(ids(&short), [1, 2]);
+        assert!((short[0].1 - 0.5).abs() < 1e-6 && short[1].1.abs() < 1e-6);
+        // As deep as asked: 2 may score up to the last score, here 1's own.
+        let full = convex(&all, &sims, &[(&sparse, 0.5)], 1, 0.5);
+        assert!(full.iter().all(|(_, s)| s.abs() < 1e-6), "{full:?}");
+    }
+
+    #[test]
+    fn the_setting_leaves_to_the_model_what_it_does_not_say() {
+        let set = |by_rank, dense_weight| FusionSetting { by_rank, dense_weight, rrf_k: 60.0 };
+        let rrf = Fusion::Rrf { k: 60.0 };
+        let convex = |w| Fusion::Convex { dense_weight: w };
+        assert_eq!(set(None, None).resolve(None), rrf, "an uncalibrated model fuses by rank");
+        assert_eq!(set(None, None).resolve(Some(0.75)), convex(0.75));
+        assert_eq!(set(Some(true), None).resolve(Some(0.75)), rrf);
+        assert_eq!(set(Some(false), None).resolve(None), convex(0.5));
+        assert_eq!(set(None, Some(0.6)).resolve(Some(0.75)), convex(0.6), "a weight alone means by score");
+        assert_eq!(set(Some(true), Some(0.6)).resolve(None), rrf);
     }
 
     #[test]

@@ -106,13 +106,14 @@ async fn namespaces_never_share_collections() {
 }
 
 /// The same points in the embedded store and on the server: a hybrid
-/// search (dense + BM25, each engine applying its own IDF) ranks them alike.
+/// search (dense + BM25, each engine applying its own IDF) ranks them alike,
+/// fused by rank or by score.
 /// Every dense similarity differs (a shared axis, weighted per document), so
 /// the order has no ties an engine may break its own way.
 #[tokio::test]
 async fn hybrid_search_ranks_as_the_embedded_store_does() {
     use ragpipe_vectors::conformance::fixture::{point, unit};
-    use ragpipe_vectors::retrieval::{Mode, SearchOptions, search};
+    use ragpipe_vectors::retrieval::{Fusion, Mode, SearchOptions, search};
     use ragpipe_vectors::{Bm25, EdgeStore, VectorStore};
     let texts = [
         "The causeway floods two hours before high water.",
@@ -142,7 +143,6 @@ async fn hybrid_search_ranks_as_the_embedded_store_does() {
     let edge = EdgeStore::open(dir.path(), &spec).unwrap();
     server.upsert(points.clone()).await.unwrap();
     edge.upsert(points).await.unwrap();
-    let opts = SearchOptions { top_k: 10, mode: Mode::Hybrid, rrf_k: 60.0, abstention: None };
     let queries = [
         ("when does the causeway flood at high water", unit(&[(5, 1.0), (5 + 37 * 4, 0.9), (383, 0.5)])),
         ("where is the diesel for the generator kept", unit(&[(5 + 37 * 8, 1.0), (5 + 37 * 9, 0.7), (383, 0.5)])),
@@ -150,12 +150,15 @@ async fn hybrid_search_ranks_as_the_embedded_store_does() {
     ];
     for (text, vector) in &queries {
         let ranked = |a: ragpipe_vectors::retrieval::Answer| -> Vec<(String, i64)> {
-            a.hits.iter().map(|h| (h.payload.document.clone(), (h.score * 1e5).round() as i64)).collect()
+            a.hits.iter().map(|h| (h.payload.document.clone(), (h.score * 1e4).round() as i64)).collect()
         };
-        let on_server = ranked(search(&server, &bm25, vector, text, &opts).await.unwrap());
-        let embedded = ranked(search(&edge, &bm25, vector, text, &opts).await.unwrap());
-        assert_eq!(on_server.len(), texts.len(), "{text}");
-        assert_eq!(on_server, embedded, "{text}: the same ranking and fused scores");
+        for fusion in [Fusion::Rrf { k: 60.0 }, Fusion::Convex { dense_weight: 0.6 }] {
+            let opts = SearchOptions { top_k: 10, mode: Mode::Hybrid, fusion, abstention: None };
+            let on_server = ranked(search(&server, &bm25, vector, text, &opts).await.unwrap());
+            let embedded = ranked(search(&edge, &bm25, vector, text, &opts).await.unwrap());
+            assert_eq!(on_server.len(), texts.len(), "{text}");
+            assert_eq!(on_server, embedded, "{text}, {fusion:?}: the same ranking and fused scores");
+        }
         let sparse_server = server.search_sparse(&bm25.query(text), 5).await.unwrap();
         let sparse_edge = edge.search_sparse(&bm25.query(text), 5).await.unwrap();
         let scores = |s: &[ragpipe_vectors::Scored]| -> Vec<(uuid::Uuid, i64)> {

@@ -5,7 +5,7 @@
 
 use ragpipe_core::Abstention;
 use ragpipe_vectors::conformance::fixture::{cosine, point, unit};
-use ragpipe_vectors::retrieval::{self, Answer, Mode, SearchOptions};
+use ragpipe_vectors::retrieval::{self, Answer, Fusion, Mode, SearchOptions};
 use ragpipe_vectors::{Bm25, CollectionSpec, EdgeStore, VectorStore};
 use std::collections::HashMap;
 
@@ -41,7 +41,7 @@ async fn corpus() -> (tempfile::TempDir, EdgeStore) {
 }
 
 fn options(mode: Mode, threshold: Option<f32>) -> SearchOptions {
-    SearchOptions { top_k: 5, mode, rrf_k: 60.0, abstention: threshold.map(Abstention::distance) }
+    SearchOptions { top_k: 5, mode, fusion: Fusion::Rrf { k: 60.0 }, abstention: threshold.map(Abstention::distance) }
 }
 
 async fn search(store: &EdgeStore, query: &[f32], text: &str, opts: SearchOptions) -> Answer {
@@ -138,7 +138,7 @@ fn rule(threshold: f32, margin_weight: f32) -> SearchOptions {
     SearchOptions {
         top_k: 5,
         mode: Mode::Dense,
-        rrf_k: 60.0,
+        fusion: Fusion::Rrf { k: 60.0 },
         abstention: Some(Abstention { threshold, margin_weight }),
     }
 }
