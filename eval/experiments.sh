@@ -28,13 +28,17 @@ run default eval/configs/default.toml
 "$rp" --config eval/configs/default.toml --data-dir "$out/default.data" eval --golden eval/golden.jsonl \
   --ood eval/ood.jsonl --label dense-only --dense-only --out "$out/dense-only.json" > "$out/dense-only.txt"
 echo "== dense-only"; head -3 "$out/dense-only.txt" | tail -2
+# Search settings only: the default index, scored again.
+"$rp" --config eval/configs/rrf.toml --data-dir "$out/default.data" eval --golden eval/golden.jsonl \
+  --ood eval/ood.jsonl --label rrf --out "$out/rrf.json" > "$out/rrf.txt"
+echo "== rrf"; head -3 "$out/rrf.txt" | tail -2
 run no-header eval/configs/no-header.toml
 run budget-128 eval/configs/budget-128.toml
 run budget-192 eval/configs/budget-192.toml
 run int8 eval/configs/int8.toml
 run tables-linearised eval/configs/tables-linearised.toml
 
-for variant in dense-only no-header budget-128 budget-192 int8 tables-linearised; do
+for variant in dense-only rrf no-header budget-128 budget-192 int8 tables-linearised; do
   echo
   echo "### default (A) vs $variant (B)"
   "$rp" eval --compare "$out/default.json" "$out/$variant.json"

@@ -2,9 +2,9 @@
 # The retrieval regression gate CI runs: index the golden corpus with the
 # shipped defaults and fail on recall@8 or MRR below the floors, on any chunk
 # over the model window, or on any answer destroyed by chunking. The floors sit
-# a few points under the measured values (recall@8 0.87, MRR 0.676 on
-# 2026-12-03, int8, 358 queries over 47 documents, dev and test splits
-# together, docs/EVALUATION.md); the pipeline is deterministic, so a drop
+# a few points under the measured values (recall@8 0.89, MRR 0.712 on
+# 2026-12-04, int8, fusion by scores, 358 queries over 47 documents, dev and
+# test splits together, docs/EVALUATION.md); the pipeline is deterministic, so a drop
 # below them is a change in behaviour, not noise.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -13,14 +13,14 @@ data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 "$rp" --data-dir "$data" ingest eval/corpus --quiet
 "$rp" --data-dir "$data" eval --golden eval/golden.jsonl --ood eval/ood.jsonl \
-  --gate --min-recall-at-8 0.80 --min-mrr 0.60
+  --gate --min-recall-at-8 0.85 --min-mrr 0.69
 # Row lookups whose key is written another way than the cell (eval/rows.jsonl,
-# docs/EVALUATION.md "Row lookups by key"): measured recall@8 1.00, MRR 0.950 (int8; ties now ranked by point id, docs/EVALUATION.md).
+# docs/EVALUATION.md "Row lookups by key"): measured recall@8 1.00, MRR 0.975 (int8, fusion by scores; ties ranked by point id, docs/EVALUATION.md).
 rows=$(mktemp -d)
 es=$(mktemp -d)
 trap 'rm -rf "$data" "$rows" "$es"' EXIT
 "$rp" --data-dir "$rows" ingest eval/rows --quiet
-"$rp" --data-dir "$rows" eval --golden eval/rows.jsonl --gate --min-recall-at-8 0.95 --min-mrr 0.85
+"$rp" --data-dir "$rows" eval --golden eval/rows.jsonl --gate --min-recall-at-8 0.95 --min-mrr 0.90
 # The Spanish set (eval/golden-es.jsonl over Debian's Spanish manuals) with
 # the multilingual model (int8): measured recall@8 0.79, MRR 0.643.
 printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"

@@ -6,17 +6,10 @@
 
 mod common;
 
-use ragpipe_integration_tests::ragpipe_bin;
 use std::path::Path;
-use std::process::Command;
 
-/// `ragpipe --data-dir DATA ARGS…`, which must succeed, as JSON.
 fn ragpipe(data: &Path, args: &[&str]) -> serde_json::Value {
-    let mut cmd = Command::new(ragpipe_bin());
-    cmd.arg("--data-dir").arg(data);
-    let (code, json) = common::run_json(cmd, args);
-    assert_eq!(code, 0, "{args:?}: {json}");
-    json
+    common::ragpipe_ok(data, &[], args)
 }
 
 fn search(data: &Path, query: &str) -> serde_json::Value {

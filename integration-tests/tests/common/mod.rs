@@ -84,6 +84,16 @@ pub fn run_json(mut cmd: Command, args: &[&str]) -> (i32, serde_json::Value) {
     (out.status.code().unwrap_or(-1), json)
 }
 
+/// `ragpipe --data-dir DATA ARGS…` (after `pre`, e.g. `--config FILE`),
+/// which must succeed, as JSON.
+pub fn ragpipe_ok(data: &std::path::Path, pre: &[&str], args: &[&str]) -> serde_json::Value {
+    let mut cmd = Command::new(ragpipe_integration_tests::ragpipe_bin());
+    cmd.args(pre).arg("--data-dir").arg(data);
+    let (code, json) = run_json(cmd, args);
+    assert_eq!(code, 0, "{pre:?} {args:?}: {json}");
+    json
+}
+
 /// `(file name, reason)` of every failed document in an `ingest --json`
 /// summary, sorted by name.
 pub fn failure_reasons(summary: &serde_json::Value) -> Vec<(String, String)> {
