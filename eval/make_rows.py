@@ -6,7 +6,9 @@ Seattle weather rows are keyed by a date written `2012/01/01`; the
 questions write it as `January 1st, 2012`, `1 Jan 2012`, `01/01/2012`
 (US order), `2012-01-01` or `1.1.2012`. Stock rows are keyed by a symbol
 and a date written `Jan 1 2000`; the questions write `2000-01-01`,
-`01/01/2000`, `1 January 2000`. The needle is the row as a table chunk
+`01/01/2000`, `1 January 2000`; and, since the table is monthly, ten more
+ask for the month alone (`March 2004`, `Mar 2004`, `2004-03`; their own
+seed, so the first forty stay as they were). The needle is the row as a table chunk
 renders it (`cell | cell | …`). Fixed seed: the same set every time.
 
     python3 eval/make_rows.py
@@ -55,6 +57,17 @@ for i, row in enumerate(rng.sample(stocks, 20)):
     ask = f"What was the {NAMES[row['symbol']]} ({row['symbol']}) share price on {written(d, style)}?"
     needle = " | ".join([row["symbol"], row["date"], row["price"]])
     out.append({"id": f"s{i:02}", "qid": f"s{i:02}", "style": style, "query": ask,
+                "doc": "stocks.csv", "kind": "csv", "needles": [needle]})
+by_month = random.Random(1804)
+for i, row in enumerate(by_month.sample(stocks, 10)):
+    month, _, year = row["date"].split()
+    name = next(m for m in MONTHS if m.startswith(month))
+    style = ["month", "month-abbr", "iso-month"][i % 3]
+    asked = {"month": f"{name} {year}", "month-abbr": f"{name[:3]} {year}",
+             "iso-month": f"{year}-{MONTHS.index(name) + 1:02}"}[style]
+    ask = f"What did {NAMES[row['symbol']]} ({row['symbol']}) stock trade at in {asked}?"
+    needle = " | ".join([row["symbol"], row["date"], row["price"]])
+    out.append({"id": f"m{i:02}", "qid": f"m{i:02}", "style": style, "query": ask,
                 "doc": "stocks.csv", "kind": "csv", "needles": [needle]})
 (HERE.parent / "rows.jsonl").write_text("".join(json.dumps(q) + "\n" for q in out))
 print(f"wrote {len(out)} questions to eval/rows.jsonl")

@@ -9,7 +9,10 @@
 //!
 //! - dates → `d20150428` (ISO, `/` and `.` separated, day-month-year and
 //!   month-day-year where the numbers allow both, two-digit years, English
-//!   month names and abbreviations before or after the day);
+//!   month names and abbreviations before or after the day), and each also
+//!   → its month, `m201504`, which is what a month written without a day
+//!   gives (`April 2015`, `Apr 2015`, `2015-04`, `04/2015`): a monthly table
+//!   keys its rows by the first of the month, and people ask for the month;
 //! - identifiers with separators → their letters and digits joined
 //!   (`INV/2024/0042` → `inv20240042`); in a query, a short word followed by
 //!   a number is joined too (`SKU 1042` → `sku1042`);
@@ -39,17 +42,20 @@ pub fn key_terms(text: &str, query: bool) -> Vec<String> {
         .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ':' | '!' | '?') || c == '.'))
         .filter(|w| !w.is_empty())
         .collect();
-    let mut out = Vec::new();
+    let (mut out, mut dates) = (Vec::new(), Vec::new());
     for (i, w) in words.iter().enumerate() {
-        if let Some(dates) = numeric_date(w) {
-            out.extend(dates);
+        if let Some(found) = numeric_date(w) {
+            dates.extend(found);
+        } else if let Some(m) = numeric_month(w) {
+            out.push(m);
         } else if let Some(n) = grouped_number(w) {
             out.push(n);
         } else if let Some(id) = identifier(w) {
             out.push(id);
         }
         if month(w).is_some() {
-            out.extend(worded_date(&words, i));
+            dates.extend(worded_date(&words, i));
+            out.extend(worded_month(&words, i));
         }
         if query
             && let Some(next) = words.get(i + 1)
@@ -61,9 +67,38 @@ pub fn key_terms(text: &str, query: bool) -> Vec<String> {
             out.push(format!("{}{next}", w.to_ascii_lowercase()));
         }
     }
+    // d20150428 → m201504 as well.
+    out.extend(dates.iter().map(|d| format!("m{}", &d[1..7])));
+    out.extend(dates);
     out.sort();
     out.dedup();
     out
+}
+
+fn month_term(y: u32, m: u32) -> Option<String> {
+    ((1..=12).contains(&m) && (1000..=2999).contains(&y)).then(|| format!("m{y:04}{m:02}"))
+}
+
+/// `2015-04`, `2015/4`, `04/2015`: a year of four digits and a month. Not
+/// with `.` (`2015.04` is a number).
+fn numeric_month(w: &str) -> Option<String> {
+    let (a, b) = w.split_once(['-', '/'])?;
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if !(digits(a) && digits(b)) {
+        return None;
+    }
+    match (a.len(), b.len()) {
+        (4, 1..=2) => month_term(a.parse().ok()?, b.parse().ok()?),
+        (1..=2, 4) => month_term(b.parse().ok()?, a.parse().ok()?),
+        _ => None,
+    }
+}
+
+/// A month name at `i` followed by a four-digit year: `April 2015`,
+/// `Apr. 2015`.
+fn worded_month(words: &[&str], i: usize) -> Option<String> {
+    let y = words.get(i + 1).filter(|w| w.len() == 4).and_then(|w| year(w))?;
+    month_term(y, month(words[i])?)
 }
 
 fn date_term(y: u32, m: u32, d: u32) -> Option<String> {
@@ -188,17 +223,31 @@ mod tests {
     #[test]
     fn dates_in_every_common_form_meet() {
         let cell = doc("2015-04-28 | 0.0 | 20.6");
-        assert_eq!(cell, ["d20150428"]);
+        assert_eq!(cell, ["d20150428", "m201504"]);
         for asked in ["28 April 2015", "April 28, 2015", "april 28th 2015", "Apr 28 2015", "2015/04/28", "28.04.2015"] {
             assert!(key_terms(asked, true).contains(&"d20150428".to_string()), "{asked}");
         }
         // Both readings when the numbers allow them; one when they do not.
-        assert_eq!(doc("04/05/2015"), ["d20150405", "d20150504"]);
-        assert_eq!(doc("04/28/2015"), ["d20150428"]);
-        assert_eq!(doc("11/11/07"), ["d20071111"]);
-        assert_eq!(doc("Jan 1 2000"), ["d20000101"]);
-        assert_eq!(doc("28-Apr-2015"), ["d20150428"]);
+        assert_eq!(doc("04/05/2015"), ["d20150405", "d20150504", "m201504", "m201505"]);
+        assert_eq!(doc("04/28/2015"), ["d20150428", "m201504"]);
+        assert_eq!(doc("11/11/07"), ["d20071111", "m200711"]);
+        assert_eq!(doc("Jan 1 2000"), ["d20000101", "m200001"]);
+        assert_eq!(doc("28-Apr-2015"), ["d20150428", "m201504"]);
         assert!(doc("2015-13-45").is_empty() && doc("may be 2015").is_empty());
+    }
+
+    #[test]
+    fn a_month_without_a_day_meets_the_dates_in_it() {
+        // A monthly table keys its rows by the first of the month.
+        assert!(doc("2010-02-01 | 129705 | 107352").contains(&"m201002".to_string()));
+        for asked in ["February 2010", "Feb 2010", "feb. 2010", "2010-02", "2010/2", "02/2010", "in Feb 2010, how many"]
+        {
+            assert_eq!(key_terms(asked, true), ["m201002"], "{asked}");
+        }
+        // Not a month: decimals, year ranges, a month word without a year.
+        for not in ["2010.02", "2010-2012", "13/2010", "may 20", "version 2010-5a"] {
+            assert!(!doc(not).iter().any(|t| t.starts_with('m')), "{not}: {:?}", doc(not));
+        }
     }
 
     #[test]
