@@ -55,11 +55,9 @@ impl FusionSetting {
     /// `dense_weight`): a weight set here alone means by score; nothing set
     /// means the model's choice, by rank when it has none.
     pub fn resolve(&self, model_weight: Option<f32>) -> Fusion {
-        let convex = |w: Option<f32>| Fusion::Convex { dense_weight: w.unwrap_or(0.5) };
         match (self.by_rank, self.dense_weight.or(model_weight)) {
             (Some(true), _) | (None, None) => Fusion::Rrf { k: self.rrf_k },
-            (Some(false), w) => convex(w),
-            (None, w) => convex(w),
+            (_, w) => Fusion::Convex { dense_weight: w.unwrap_or(0.5) },
         }
     }
 }
@@ -68,6 +66,7 @@ impl FusionSetting {
 pub struct SearchOptions {
     pub top_k: usize,
     pub mode: Mode,
+    /// How hybrid mode merges its lists (dense mode has one).
     pub fusion: Fusion,
     /// When to answer nothing (`None`: never): by the nearest chunk's
     /// distance and its margin (see [`Answer::margin`]), calibrated per model.
@@ -141,7 +140,8 @@ pub async fn search_in(
     };
     // A key the query names (a date, an identifier) is strong evidence the
     // dense side cannot see: the chunks holding it form a third list,
-    // weighted KEY_WEIGHT, so a row found only by its key still leads.
+    // weighted KEY_WEIGHT (by rank) or KEY_SCORE_WEIGHT (by score), so a row
+    // found only by its key still leads.
     let keyed = match (opts.mode, bm25.keys_query(query_text)) {
         (Mode::Hybrid, Some(keys)) => by_score_then_id(store.search_sparse_in(&keys, candidates, filter).await?),
         _ => Vec::new(),
@@ -156,7 +156,7 @@ pub async fn search_in(
             let all = union(&[&dense, &sparse, &keyed]);
             let ids: Vec<uuid::Uuid> = all.iter().map(|s| s.id).collect();
             let similarity = similarities(store, &dense, &ids, query_vector).await?;
-            let lists = [(sparse.as_slice(), 1.0 - dense_weight), (keyed.as_slice(), KEY_WEIGHT / 2.0)];
+            let lists = [(sparse.as_slice(), 1.0 - dense_weight), (keyed.as_slice(), KEY_SCORE_WEIGHT)];
             (convex(&all, &similarity, &lists, candidates, dense_weight), Some(similarity))
         }
     };
@@ -210,6 +210,11 @@ pub fn rrf(lists: &[&[Scored]], k: f32) -> Vec<(Scored, f32)> {
 /// Weight of the list of chunks holding a key the query names
 /// (docs/EVALUATION.md, "Row lookups by key").
 pub const KEY_WEIGHT: f32 = 2.0;
+
+/// Weight of the key list when fusing by score: as much as the dense and
+/// BM25 shares together, so the chunk holding the key the query names
+/// leads unless another holds it as well (then the others decide).
+pub const KEY_SCORE_WEIGHT: f32 = 1.0;
 
 /// Reciprocal rank fusion where each list adds `weight / (k + rank)`.
 pub fn rrf_weighted(lists: &[(&[Scored], f32)], k: f32) -> Vec<(Scored, f32)> {
