@@ -9,15 +9,16 @@
 //!
 //! - dates → `d20150428` (ISO, `/` and `.` separated, day-month-year and
 //!   month-day-year where the numbers allow both, two-digit years, English
-//!   month names and abbreviations before or after the day), and each also
+//!   and Spanish month names and abbreviations before or after the day,
+//!   `28th of April 2015` and `28 de abril de 2015` too), and each also
 //!   → its month, `m201504`, which is what a month written without a day
 //!   gives (`April 2015`, `Apr 2015`, `2015-04`, `04/2015`): a monthly table
 //!   keys its rows by the first of the month, and people ask for the month;
 //! - identifiers with separators → their letters and digits joined
 //!   (`INV/2024/0042` → `inv20240042`); in a query, a short word followed by
 //!   a number is joined too (`SKU 1042` → `sku1042`);
-//! - numbers with thousands separators → their digits (`1,042,300` →
-//!   `1042300`).
+//! - numbers with thousands separators → their digits (`1,042,300`,
+//!   `1.042.300` and `1.042,30` → `1042300`, `1042`).
 
 const MONTHS: [&str; 12] = [
     "january",
@@ -32,6 +33,23 @@ const MONTHS: [&str; 12] = [
     "october",
     "november",
     "december",
+];
+
+/// Spanish month names, for the same numbers (`setiembre` is a spelling of
+/// `septiembre`).
+const MESES: [&str; 12] = [
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
 ];
 
 /// The key terms of `text`, to be indexed beside its words. `query` adds
@@ -63,6 +81,7 @@ pub fn key_terms(text: &str, query: bool) -> Vec<String> {
             && w.chars().all(|c| c.is_ascii_alphabetic())
             && next.chars().all(|c| c.is_ascii_digit())
             && month(w).is_none()
+            && !joiner(w)
         {
             out.push(format!("{}{next}", w.to_ascii_lowercase()));
         }
@@ -97,7 +116,7 @@ fn numeric_month(w: &str) -> Option<String> {
 /// A month name at `i` followed by a four-digit year: `April 2015`,
 /// `Apr. 2015`.
 fn worded_month(words: &[&str], i: usize) -> Option<String> {
-    let y = words.get(i + 1).filter(|w| w.len() == 4).and_then(|w| year(w))?;
+    let y = beside(words, i, true).first().filter(|w| w.len() == 4).and_then(|w| year(w))?;
     month_term(y, month(words[i])?)
 }
 
@@ -159,7 +178,22 @@ fn month(w: &str) -> Option<u32> {
     let matches = |m: &str| {
         m.eq_ignore_ascii_case(w) || (abbreviation && m.get(..w.len()).is_some_and(|p| p.eq_ignore_ascii_case(w)))
     };
-    MONTHS.iter().position(|m| matches(m)).map(|i| i as u32 + 1)
+    let found = MONTHS.iter().position(|m| matches(m)).or_else(|| MESES.iter().position(|m| matches(m)));
+    found.or_else(|| w.eq_ignore_ascii_case("setiembre").then_some(8)).map(|i| i as u32 + 1)
+}
+
+/// The words around a month name, skipping the `of` / `de` / `del` that
+/// join a day, a month and a year in writing.
+/// The two words after it (`forward`) or the one before.
+fn beside<'a>(words: &[&'a str], i: usize, forward: bool) -> Vec<&'a str> {
+    match forward {
+        true => words[i + 1..].iter().filter(|w| !joiner(w)).take(2).copied().collect(),
+        false => words[..i].iter().rev().filter(|w| !joiner(w)).take(1).copied().collect(),
+    }
+}
+
+fn joiner(w: &str) -> bool {
+    ["of", "de", "del"].iter().any(|j| w.eq_ignore_ascii_case(j))
 }
 
 fn day(w: &str) -> Option<u32> {
@@ -175,26 +209,37 @@ fn day(w: &str) -> Option<u32> {
 /// `April 28, 2015`, `Apr 28 2015`, `28-Apr-2015` (one word).
 fn worded_date(words: &[&str], i: usize) -> Option<String> {
     let m = month(words[i])?;
-    let at = |j: usize| words.get(j).copied();
     let four = |w: Option<&str>| w.filter(|w| w.len() == 4).and_then(year);
-    if let (Some(d), Some(y)) = (i.checked_sub(1).and_then(at).and_then(day), four(at(i + 1))) {
+    let (next, prev) = (beside(words, i, true), beside(words, i, false));
+    let (after, then) = (next.first().copied(), next.get(1).copied());
+    if let (Some(d), Some(y)) = (prev.first().and_then(|w| day(w)), four(after)) {
         return date_term(y, m, d);
     }
-    if let (Some(d), Some(y)) = (at(i + 1).and_then(day), four(at(i + 2))) {
+    if let (Some(d), Some(y)) = (after.and_then(day), four(then)) {
         return date_term(y, m, d);
     }
     None
 }
 
-/// `1,042,300` or `12,500.75` → the integer's digits.
+/// `1,042,300` or `12,500.75` → the integer's digits; written the
+/// continental way, `1.042.300` or `1.042,30` (one dot group alone, `1.042`,
+/// is a decimal as often as not: left as it is).
 fn grouped_number(w: &str) -> Option<String> {
-    let int = w.split('.').next()?;
-    let groups: Vec<&str> = int.split(',').collect();
-    let well_formed = groups.len() >= 2
-        && (1..=3).contains(&groups[0].len())
-        && groups[1..].iter().all(|g| g.len() == 3)
-        && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_digit()));
-    well_formed.then(|| groups.concat())
+    let grouped = |int: &str, sep: char, min_groups: usize| {
+        let groups: Vec<&str> = int.split(sep).collect();
+        let well_formed = groups.len() >= min_groups
+            && (1..=3).contains(&groups[0].len())
+            && groups[1..].iter().all(|g| g.len() == 3)
+            && groups.iter().all(|g| !g.is_empty() && g.chars().all(|c| c.is_ascii_digit()));
+        well_formed.then(|| groups.concat())
+    };
+    let english = w.split('.').next().and_then(|int| grouped(int, ',', 2));
+    let continental = || {
+        let (int, decimals) = w.split_once(',').unwrap_or((w, ""));
+        let decimal = !decimals.is_empty() && decimals.chars().all(|c| c.is_ascii_digit());
+        grouped(int, '.', if decimal { 2 } else { 3 })
+    };
+    english.or_else(continental)
 }
 
 /// `SKU-1042`, `INV/2024/0042`, `AB_12.3`: letters and digits joined,
@@ -237,6 +282,16 @@ mod tests {
     }
 
     #[test]
+    fn spanish_dates_and_joining_words_meet_too() {
+        for asked in ["28 de abril de 2015", "28th of April 2015", "abril 28, 2015", "28-abr-2015", "28 abr. 2015"] {
+            assert!(key_terms(asked, true).contains(&"d20150428".to_string()), "{asked}: {:?}", key_terms(asked, true));
+        }
+        assert_eq!(key_terms("¿cuánto en febrero de 2010?", true), ["m201002"]);
+        assert_eq!(key_terms("ventas de setiembre 2021", true), ["m202109"]);
+        assert_eq!(doc("2 dic 2019"), ["d20191202", "m201912"]);
+    }
+
+    #[test]
     fn a_month_without_a_day_meets_the_dates_in_it() {
         // A monthly table keys its rows by the first of the month.
         assert!(doc("2010-02-01 | 129705 | 107352").contains(&"m201002".to_string()));
@@ -258,6 +313,9 @@ mod tests {
         assert!(doc("where is sku 1042").is_empty(), "joins across a space only in queries");
         assert_eq!(doc("population 1,042,300 people"), ["1042300"]);
         assert_eq!(doc("costs 12,500.75"), ["12500"]);
+        assert_eq!(doc("población 1.042.300 habitantes"), ["1042300"]);
+        assert_eq!(doc("cuesta 1.042,30 euros"), ["1042"]);
+        assert!(doc("version 1.042 and 3,5 kg").is_empty(), "one dot group, or a decimal comma alone: not grouped");
         assert!(doc("plain words and 42 and v2, 39.1 mm").is_empty());
         assert!(doc("https://example.com/a-1").is_empty());
     }
