@@ -5,10 +5,12 @@
 
 mod asr;
 mod ocr;
+mod search;
 
 pub use asr::AsrConfig;
 pub use ocr::OcrConfig;
 pub use ragpipe_core::{ChunkConfig, TableRows};
+pub use search::SearchConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -115,34 +117,6 @@ pub struct ModelConfig {
     pub batch_size: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    pub top_k: usize,
-    /// `hybrid` (dense + BM25 + the key list, fused) or `dense`.
-    pub mode: String,
-    /// How hybrid search fuses its lists: `rrf` (by rank, constant
-    /// `rrf_k`) or `convex` (by normalised score, `dense_weight` × dense +
-    /// the rest × BM25). Unset: as calibrated for the index's model (its
-    /// spec's `dense_weight`: convex; none: rrf). `dense_weight` alone
-    /// means convex with that weight.
-    pub fusion: Option<String>,
-    pub rrf_k: f32,
-    pub dense_weight: Option<f32>,
-    /// A fixed cosine distance above which the best hit is not an answer.
-    /// Unset: the rule calibrated for the index's model (its spec's
-    /// `threshold` and `margin_weight`; all-MiniLM-L6-v2: 0.49 and 1.5).
-    /// Env: `RAGPIPE_SEARCH_THRESHOLD`.
-    pub threshold: Option<f32>,
-    /// Where `ragpipe serve search` listens. Env: `RAGPIPE_SEARCH_LISTEN`.
-    pub listen: String,
-    /// Bearer token every search call must carry. Without one the server
-    /// only starts on a loopback address. Env: `RAGPIPE_SEARCH_TOKEN`.
-    pub token: Option<String>,
-    /// Query embeddings the search service keeps for repeated questions.
-    pub cache_entries: usize,
-}
-
 /// What one document may cost. Parsers run in a child process held to the
 /// `extract_*` limits; the others are checked by the extractors, and a hit
 /// fails the document with a reason naming the limit.
@@ -241,22 +215,6 @@ impl Default for ModelConfig {
             threads: 0,
             sessions: 0,
             batch_size: 1,
-        }
-    }
-}
-
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig {
-            top_k: 5,
-            mode: "hybrid".into(),
-            fusion: None,
-            rrf_k: 60.0,
-            dense_weight: None,
-            threshold: None,
-            listen: "127.0.0.1:8081".into(),
-            token: None,
-            cache_entries: 4096,
         }
     }
 }
@@ -433,18 +391,6 @@ impl Config {
         if !(32..=256).contains(&self.chunking.budget) {
             return bad(format!("chunking.budget must be within 32..=256 word-pieces, not {}", self.chunking.budget));
         }
-        if !matches!(self.search.mode.as_str(), "hybrid" | "dense") {
-            return bad(format!("search.mode must be hybrid or dense, not {:?}", self.search.mode));
-        }
-        if let Some(f) = self.search.fusion.as_deref().filter(|f| !matches!(*f, "rrf" | "convex")) {
-            return bad(format!("search.fusion must be rrf or convex, not {f:?}"));
-        }
-        if let Some(w) = self.search.dense_weight.filter(|w| !(0.0..=1.0).contains(w)) {
-            return bad(format!("search.dense_weight must be within 0..=1, not {w}"));
-        }
-        if let Some(t) = self.search.threshold.filter(|t| !(0.0..=2.0).contains(t)) {
-            return bad(format!("search.threshold is a cosine distance within 0..=2, not {t}"));
-        }
         if self.search.top_k == 0 || self.model.batch_size == 0 || self.workers.embed_batch == 0 {
             return bad("search.top_k, model.batch_size and workers.embed_batch must be positive".into());
         }
@@ -471,6 +417,7 @@ impl Config {
         if l.max_duration_secs.is_nan() || l.max_duration_secs <= 0.0 {
             return bad(format!("limits.max_duration_secs must be positive, not {}", l.max_duration_secs));
         }
+        self.search.validate().map_err(ConfigError::Invalid)?;
         self.asr.validate().map_err(ConfigError::Invalid)?;
         self.ocr.validate().map_err(ConfigError::Invalid)
     }

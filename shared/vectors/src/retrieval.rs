@@ -157,7 +157,7 @@ pub async fn search_in(
             let ids: Vec<uuid::Uuid> = all.iter().map(|s| s.id).collect();
             let similarity = similarities(store, &dense, &ids, query_vector).await?;
             let lists = [(sparse.as_slice(), 1.0 - dense_weight), (keyed.as_slice(), KEY_SCORE_WEIGHT)];
-            (convex(&all, &similarity, &lists, candidates, dense_weight), Some(similarity))
+            (convex(all, &similarity, &lists, candidates, dense_weight), Some(similarity))
         }
     };
     fused.truncate(opts.top_k);
@@ -241,7 +241,7 @@ pub fn rrf_weighted(lists: &[(&[Scored], f32)], k: f32) -> Vec<(Scored, f32)> {
 /// the list ended before `depth` (it matched nothing more), else its last
 /// score (an upper bound). Ties keep the order of first appearance.
 fn convex(
-    candidates: &[Scored],
+    candidates: Vec<Scored>,
     similarity: &HashMap<uuid::Uuid, f32>,
     lists: &[(&[Scored], f32)],
     depth: usize,
@@ -260,7 +260,7 @@ fn convex(
             *t += weight * n;
         }
     }
-    let mut out: Vec<(Scored, f32)> = candidates.iter().cloned().zip(total).collect();
+    let mut out: Vec<(Scored, f32)> = candidates.into_iter().zip(total).collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1));
     out
 }
@@ -347,7 +347,7 @@ mod tests {
             [(1, 0.80), (2, 0.79), (3, 0.20)].map(|(n, s)| (uuid::Uuid::from_u128(n), s)).into();
         let all = [scored(1), scored(2), scored(3)];
         let sparse = [with_score(2, 9.0), with_score(1, 1.0)];
-        let fuse = |w: f32| convex(&all, &sims, &[(&sparse, 1.0 - w)], 50, w);
+        let fuse = |w: f32| convex(all.to_vec(), &sims, &[(&sparse, 1.0 - w)], 50, w);
         assert_eq!(ids(&fuse(1.0)), [1, 2, 3], "dense alone");
         assert_eq!(ids(&fuse(0.0))[..2], [2, 1], "BM25 alone");
         // By rank the two lists tie 1 and 2; by score 2 is a near tie on one
@@ -363,11 +363,11 @@ mod tests {
         let all = [scored(1), scored(2)];
         let sparse = [with_score(1, 4.0)];
         // Shorter than its depth: 2 scores 0, the normalised BM25 of 1 is 1.
-        let short = convex(&all, &sims, &[(&sparse, 0.5)], 50, 0.5);
+        let short = convex(all.to_vec(), &sims, &[(&sparse, 0.5)], 50, 0.5);
         assert_eq!(ids(&short), [1, 2]);
         assert!((short[0].1 - 0.5).abs() < 1e-6 && short[1].1.abs() < 1e-6);
         // As deep as asked: 2 may score up to the last score, here 1's own.
-        let full = convex(&all, &sims, &[(&sparse, 0.5)], 1, 0.5);
+        let full = convex(all.to_vec(), &sims, &[(&sparse, 0.5)], 1, 0.5);
         assert!(full.iter().all(|(_, s)| s.abs() < 1e-6), "{full:?}");
     }
 
