@@ -10,6 +10,10 @@ more list in the reciprocal rank fusion, ranked by
   document the query against the chunk's whole document (its best chunk)
   e5       multilingual-e5-small over the same chunks (dual-model fusion on
            one chunking)
+  window   the query against the chunk's best window of about `--window`
+           words (half-overlapping, each under the chunk's heading): a
+           question about one sentence meets that sentence, not the mean of
+           the chunk
 
 and the new order is scored like `ragpipe eval` and paired against the
 shipped order with exact sign tests. Candidates outside the 20 are not
@@ -56,6 +60,10 @@ class Encoder:
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         spec = json.loads((folder / "ragpipe-model.json").read_text())
+        # all-MiniLM-L6-v2's tokenizer.json pads every input to 128 tokens:
+        # padding counted as text would flatten every vector (pad per batch
+        # here, with the mask, as the Rust embedder does).
+        self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(spec["max_tokens"])
         self.prefixes = (spec.get("query_prefix", ""), spec.get("passage_prefix", ""))
 
@@ -94,6 +102,16 @@ def load_chunks(ragpipe: str, data_dir: str, corpus: Path) -> dict[str, list[dic
     return docs
 
 
+def windows(content: str, words: int) -> list[str]:
+    """The content in windows of `words` words, each starting half a window
+    after the last; a chunk no longer than a window is its own window."""
+    tokens = content.split()
+    if len(tokens) <= words:
+        return [" ".join(tokens)]
+    step = max(words // 2, 1)
+    return [" ".join(tokens[i : i + words]) for i in range(0, len(tokens) - step, step)]
+
+
 def rerank(hits: list, lists: list[tuple[float, dict]], k: float = 60.0) -> int | None:
     """The first answering rank after fusing the shipped order with `lists`
     (weight, chunk -> similarity), each ranked over the candidates."""
@@ -118,6 +136,7 @@ def main() -> None:
     ap.add_argument("--e5")
     ap.add_argument("--weights", default="0.5,1")
     ap.add_argument("--split")
+    ap.add_argument("--window", type=int, default=0, help="words per window (0: no window signal)")
     args = ap.parse_args()
 
     report = json.loads(Path(args.report).read_text())
@@ -142,6 +161,18 @@ def main() -> None:
     c_vec = minilm([c["text"] for c in flat])
     h_vec = minilm([h or "untitled" for h in headers])
     signals = {"section": {}, "context": {}, "document": {}}
+    w_vec, w_owner = None, []
+    if args.window:
+        texts = []
+        for i, c in enumerate(flat):
+            for w in windows(c["content"], args.window):
+                texts.append(f"{headers[i]}\n{w}" if headers[i] else w)
+                w_owner.append(i)
+        w_vec = minilm(texts)
+        w_owner = np.array(w_owner)
+        signals["window"] = {}
+        signals["window max"] = {}
+        signals["chunk"] = {}  # the control: the dense similarity the index already fused
     e5 = None
     if args.e5:
         e5 = Encoder(Path(args.e5))
@@ -172,6 +203,11 @@ def main() -> None:
             sims["document"][h] = float(np.max(c_vec[lo : hi + 1] @ q_vec[qi]))
             if e5 is not None:
                 sims["e5"][h] = float(c5[i] @ q5[qi])
+            if w_vec is not None:
+                best = float(np.max(w_vec[w_owner == i] @ q_vec[qi]))
+                sims["window"][h] = best
+                sims["window max"][h] = max(best, float(c_vec[i] @ q_vec[qi]))
+                sims["chunk"][h] = float(c_vec[i] @ q_vec[qi])
         for s in signals:
             for w in map(float, args.weights.split(",")):
                 out[s].setdefault(w, {})[q["id"]] = rerank(hits, [(w, sims[s])])
