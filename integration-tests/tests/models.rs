@@ -142,4 +142,23 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     assert!(answer["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
     let nearest = hits.iter().map(|h| h["distance"].as_f64().unwrap()).fold(f64::MAX, f64::min);
     assert_eq!(answer["distance"].as_f64().unwrap(), nearest, "the nearest chunk: {json}");
+
+    // e5 abstains by windows (its spec's abstain_window_words): a question
+    // whose nearest chunk lies beyond the threshold while a window of that
+    // chunk is within it is answered; an unrelated question is refused.
+    let search = |q: &str| {
+        let out = ragpipe(data.path(), &[], &["--config", cfg, "search", q, "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let asked = search("¿Cuándo ejecuta batch las órdenes encoladas?");
+    let threshold = asked["threshold"].as_f64().unwrap();
+    let window = asked["nearest_window_distance"].as_f64().unwrap_or_else(|| panic!("no window evidence: {asked}"));
+    assert!(asked["nearest_distance"].as_f64().unwrap() > threshold, "beyond by its chunk: {asked}");
+    assert!(window <= threshold, "within by its window: {asked}");
+    assert_eq!(asked["abstained"], false, "{asked}");
+    assert!(asked["hits"][0]["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{asked}");
+    let off = search("¿Cómo pido el reembolso de los gastos de taxi de un viaje de trabajo?");
+    assert_eq!(off["abstained"], true, "{off}");
+    assert!(off["nearest_window_distance"].as_f64().unwrap() > threshold, "{off}");
 }

@@ -56,13 +56,16 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             .vectors;
     let bm25 = Bm25::new();
     let store: &dyn VectorStore = vectors.as_ref();
+    // A model that abstains by windows is measured as its searches are.
+    let windowed: std::sync::Arc<dyn Embedder> = embedder.clone();
     // The sweep calibrates the model's rule: the nearest distance less its
     // margin weight times the margin (`--margin-weight` tries another).
     let weight = args.margin_weight.unwrap_or_else(|| embedder.margin_weight());
 
     let mut results = Vec::with_capacity(golden.len());
     for (g, v) in golden.iter().zip(&vecs) {
-        let answer = retrieval::search(store, &bm25, v, &g.query, &opts).await?;
+        let mut answer = retrieval::search(store, &bm25, v, &g.query, &opts).await?;
+        ragpipe_search::windows::measure(&windowed, &mut answer, v).await?;
         let rank = answer.hits.iter().find(|h| g.answered_by(&h.payload.content, &h.payload.locator)).map(|h| h.rank);
         results.push(QueryResult {
             id: g.id.clone(),
@@ -70,7 +73,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
             style: g.style.clone(),
             kind: g.kind.clone(),
             rank,
-            nearest_distance: answer.nearest_distance.unwrap_or(2.0),
+            nearest_distance: answer.evidence_distance().unwrap_or(2.0),
             lexical_overlap: lexical_overlap(&bm25, &g.query, &answer),
             margin: answer.margin(),
             destroyed: !chunks.iter().any(|c| g.answered_by(&c.content, &c.locator)),
@@ -86,10 +89,11 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let mut ood_results = Vec::with_capacity(ood.len());
     for (o, v) in ood.iter().zip(&vecs[golden.len()..]) {
-        let answer = retrieval::search(store, &bm25, v, &o.query, &opts).await?;
+        let mut answer = retrieval::search(store, &bm25, v, &o.query, &opts).await?;
+        ragpipe_search::windows::measure(&windowed, &mut answer, v).await?;
         ood_results.push(OodResult {
             id: o.id.clone(),
-            nearest_distance: answer.nearest_distance.unwrap_or(2.0),
+            nearest_distance: answer.evidence_distance().unwrap_or(2.0),
             lexical_overlap: lexical_overlap(&bm25, &o.query, &answer),
             margin: answer.margin(),
         });
@@ -99,6 +103,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(), "fusion": opts.fusion.to_string(), "margin_weight": weight,
         "chunk_budget": config.chunking.budget, "contextual_header": config.chunking.contextual_header,
         "golden": golden_path, "ood": args.ood,
+        "threshold": embedder.threshold(), "abstain_window_words": embedder.abstain_window_words(),
     });
     let report = Report::build(run, results, ood_results, facts, weight);
     if let Some(out) = &args.out {
@@ -198,10 +203,14 @@ fn print_report(r: &Report) {
     );
     if !r.ood.is_empty() {
         let weight = r.run["margin_weight"].as_f64().unwrap_or(0.0);
+        let nearest = match r.run["abstain_window_words"].as_u64() {
+            Some(words) => format!("nearest {words}-word window of the nearest chunks"),
+            None => "nearest chunk".to_string(),
+        };
         let evidence = if weight > 0.0 {
-            format!("nearest chunk's cosine distance - {weight:.2} x margin to the next document")
+            format!("{nearest}'s cosine distance - {weight:.2} x margin to the next document")
         } else {
-            "cosine distance of the nearest chunk".to_string()
+            format!("cosine distance of the {nearest}")
         };
         println!("threshold sweep ({evidence}): threshold  refused/{}  bluffs/{}", r.queries.len(), r.ood.len());
         // About 20 rows of the 0.01 grid (all of it is in --out), and the

@@ -8,6 +8,7 @@
 mod http;
 mod response;
 mod searcher;
+pub mod windows;
 
 pub use http::{MAX_BODY_BYTES, router, serve};
 pub use response::{HitOut, IndexOut, SearchResponse};

@@ -21,6 +21,11 @@ pub struct SearchResponse {
     /// 0.3 * threshold) > threshold; `ragpipe_core::abstention`).
     #[serde(default)]
     pub nearest_distance: Option<f32>,
+    /// For a model that abstains by windows, the nearest window's cosine
+    /// distance among the nearest chunks: the distance its rule reads in
+    /// place of `nearest_distance` (`ragpipe_search::windows`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest_window_distance: Option<f32>,
     #[serde(default)]
     pub margin: f32,
     #[serde(default)]
@@ -67,6 +72,7 @@ impl SearchResponse {
             abstained: answer.abstained,
             threshold: opts.abstention.map(|a| a.threshold),
             nearest_distance: answer.nearest_distance,
+            nearest_window_distance: answer.nearest_window_distance,
             margin: answer.margin(),
             margin_weight: opts.abstention.map_or(0.0, |a| a.margin_weight),
             fusion: match opts.mode {

@@ -124,7 +124,15 @@ impl Searcher {
             abstention,
         };
         let store = live.store.as_ref();
-        let answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &opts, &req.filter).await?;
+        // A model that abstains by windows decides after its windows are
+        // measured (a fixed threshold is the chunk distance alone).
+        let by_windows = self.options.threshold == Threshold::OfModel && live.embedder.abstain_window_words().is_some();
+        let first = SearchOptions { abstention: if by_windows { None } else { opts.abstention }, ..opts };
+        let mut answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &first, &req.filter).await?;
+        if by_windows {
+            crate::windows::measure(&live.embedder, &mut answer, &vector).await?;
+            answer.decide(opts.abstention);
+        }
         Ok(SearchResponse::new(&live.index, &req.query, &opts, answer))
     }
 

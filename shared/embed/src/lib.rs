@@ -85,6 +85,11 @@ pub trait Embedder: Send + Sync {
     fn dense_weight(&self) -> Option<f32> {
         None
     }
+    /// When set, the model abstains by the nearest window of this many
+    /// words among the nearest chunks, not by the nearest chunk.
+    fn abstain_window_words(&self) -> Option<usize> {
+        None
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -306,4 +306,8 @@ impl Embedder for OnnxEmbedder {
     fn dense_weight(&self) -> Option<f32> {
         self.spec.dense_weight
     }
+
+    fn abstain_window_words(&self) -> Option<usize> {
+        self.spec.abstain_window_words
+    }
 }

@@ -66,6 +66,12 @@ pub struct ModelSpec {
     /// rank (RRF). `[search] fusion` and `dense_weight` override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dense_weight: Option<f32>,
+    /// Abstain by windows: the distance the rule reads (and `threshold` is
+    /// calibrated for) is the nearest window of this many words among the
+    /// nearest chunks' windows, not the nearest chunk's
+    /// (`ragpipe_vectors::windows`); unset: the nearest chunk's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstain_window_words: Option<usize>,
 }
 
 fn yes() -> bool {
@@ -89,6 +95,7 @@ impl ModelSpec {
             threshold_int8: Some(0.49),
             margin_weight: Some(1.5),
             dense_weight: Some(0.75),
+            abstain_window_words: None,
         }
     }
 
@@ -104,6 +111,9 @@ impl ModelSpec {
         let spec: ModelSpec = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         if spec.name.trim().is_empty() || spec.dims == 0 || spec.max_tokens < 3 {
             return Err(format!("{}: name, dims and max_tokens (≥ 3) are required", path.display()));
+        }
+        if spec.abstain_window_words == Some(0) {
+            return Err(format!("{}: abstain_window_words must be at least 1", path.display()));
         }
         if let Some(w) = spec.dense_weight.filter(|w| !(0.0..=1.0).contains(w)) {
             return Err(format!("{}: dense_weight must be within 0..=1, not {w}", path.display()));
@@ -206,6 +216,13 @@ mod tests {
         assert_eq!((spec.name.as_str(), spec.pooling, spec.normalize), ("e5", Pooling::Mean, true));
         std::fs::write(dir.join(SPEC_FILE), r#"{"name": "x", "dims": 384, "max_tokens": 512, "pool": "cls"}"#).unwrap();
         assert!(ModelSpec::read(&dir).unwrap_err().contains("unknown field `pool`"));
+        let windows = |words: u32| {
+            format!(r#"{{"name": "e5", "dims": 384, "max_tokens": 512, "abstain_window_words": {words}}}"#)
+        };
+        std::fs::write(dir.join(SPEC_FILE), windows(32)).unwrap();
+        assert_eq!(ModelSpec::read(&dir).unwrap().abstain_window_words, Some(32));
+        std::fs::write(dir.join(SPEC_FILE), windows(0)).unwrap();
+        assert!(ModelSpec::read(&dir).unwrap_err().contains("abstain_window_words must be at least 1"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,6 +15,7 @@ pub mod keys;
 mod payload;
 mod qdrant;
 pub mod retrieval;
+pub mod windows;
 
 pub use bm25::{Bm25, SparseVec};
 pub use collections::{Collections, EdgeCollections, QdrantCollections};

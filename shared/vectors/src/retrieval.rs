@@ -97,7 +97,19 @@ pub struct Answer {
     /// of one document, the farthest of them, a lower bound): how far the
     /// best document stands out, evidence for abstention beside the distance.
     pub next_document_distance: Option<f32>,
+    /// The dense retriever's first [`NEAREST_KEPT`] chunks, nearest first:
+    /// where a model that abstains by windows looks for its evidence.
+    pub nearest_chunks: Vec<ChunkPayload>,
+    /// Cosine distance of the nearest window of those chunks, when the
+    /// model abstains by windows ([`crate::windows`]); the rule then reads
+    /// it instead of [`Answer::nearest_distance`].
+    pub nearest_window_distance: Option<f32>,
 }
+
+/// How many of the nearest chunks an [`Answer`] keeps for window evidence
+/// (docs/EVALUATION.md, "Abstention": the top 3 chunks' windows did as well
+/// as the top 10's).
+pub const NEAREST_KEPT: usize = 3;
 
 impl Answer {
     /// How much nearer the nearest chunk is than any other document's
@@ -108,6 +120,22 @@ impl Answer {
         match (self.nearest_distance, self.next_document_distance) {
             (Some(d), Some(next)) => (next - d).max(0.0),
             _ => 0.0,
+        }
+    }
+
+    /// The distance the abstention rule reads: the nearest window's when
+    /// one was measured, else the nearest chunk's.
+    pub fn evidence_distance(&self) -> Option<f32> {
+        self.nearest_window_distance.or(self.nearest_distance)
+    }
+
+    /// Applies `rule` (`None`: always answer): an answer that abstains
+    /// keeps its evidence and loses its hits.
+    pub fn decide(&mut self, rule: Option<Abstention>) {
+        let (distance, margin) = (self.evidence_distance(), self.margin());
+        self.abstained = rule.is_some_and(|rule| distance.is_none_or(|d| rule.abstains(d, margin)));
+        if self.abstained {
+            self.hits.clear();
         }
     }
 }
@@ -181,12 +209,16 @@ pub async fn search_in(
         let bound = (dense.len() == candidates).then(|| dense.last()).flatten();
         other.or(bound).map(|s| 1.0 - s.score)
     });
-    let mut answer = Answer { hits, abstained: false, nearest_distance, next_document_distance };
-    let margin = answer.margin();
-    answer.abstained = opts.abstention.is_some_and(|rule| nearest_distance.is_none_or(|d| rule.abstains(d, margin)));
-    if answer.abstained {
-        answer.hits.clear();
-    }
+    let nearest_chunks = dense.iter().take(NEAREST_KEPT).map(|s| s.payload.clone()).collect();
+    let mut answer = Answer {
+        hits,
+        abstained: false,
+        nearest_distance,
+        next_document_distance,
+        nearest_chunks,
+        nearest_window_distance: None,
+    };
+    answer.decide(opts.abstention);
     Ok(answer)
 }
 
@@ -369,6 +401,28 @@ mod tests {
         // As deep as asked: 2 may score up to the last score, here 1's own.
         let full = convex(all.to_vec(), &sims, &[(&sparse, 0.5)], 1, 0.5);
         assert!(full.iter().all(|(_, s)| s.abs() < 1e-6), "{full:?}");
+    }
+
+    #[test]
+    fn the_rule_reads_the_window_distance_when_one_was_measured() {
+        let mut answer = Answer {
+            hits: vec![Hit { rank: 1, payload: scored(1).payload, distance: 0.155, score: 1.0 }],
+            abstained: false,
+            nearest_distance: Some(0.155),
+            next_document_distance: Some(0.16),
+            nearest_chunks: vec![scored(1).payload],
+            nearest_window_distance: None,
+        };
+        let rule = Some(Abstention::distance(0.145));
+        answer.decide(rule);
+        assert!(answer.abstained && answer.hits.is_empty(), "the chunk is beyond the threshold");
+        answer.hits.push(Hit { rank: 1, payload: scored(1).payload, distance: 0.155, score: 1.0 });
+        answer.nearest_window_distance = Some(0.13);
+        answer.decide(rule);
+        assert!(!answer.abstained && answer.hits.len() == 1, "its nearest window is within");
+        assert_eq!(answer.evidence_distance(), Some(0.13));
+        answer.decide(None);
+        assert!(!answer.abstained);
     }
 
     #[test]
