@@ -10,6 +10,8 @@ use ragpipe_integration_tests::ragpipe_bin;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn ragpipe(data: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
     let mut cmd = Command::new(ragpipe_bin());
     cmd.arg("--data-dir").arg(data).args(args);
@@ -161,4 +163,22 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     let off = search("¿Cómo pido el reembolso de los gastos de taxi de un viaje de trabajo?");
     assert_eq!(off["abstained"], true, "{off}");
     assert!(off["nearest_window_distance"].as_f64().unwrap() > threshold, "{off}");
+
+    // The service keeps the nearest chunks' window vectors: asked twice,
+    // the second answer reads them from its cache, with the same evidence.
+    let mut cmd = Command::new(ragpipe_bin());
+    cmd.arg("--data-dir").arg(data.path()).args(["--config", cfg, "serve", "search", "--listen", "127.0.0.1:0"]);
+    let (_service, url) = common::net::serve(cmd, "search");
+    let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let ask = || -> serde_json::Value {
+        let body = serde_json::json!({"query": "¿Cuándo ejecuta batch las órdenes encoladas?"});
+        let mut res = http.post(&format!("{url}/api/search")).send_json(&body).unwrap();
+        serde_json::from_str(&res.body_mut().read_to_string().unwrap()).unwrap()
+    };
+    let (first, second) = (ask(), ask());
+    for served in [&first, &second] {
+        let got = served["nearest_window_distance"].as_f64().unwrap();
+        assert!((got - window).abs() < 1e-6, "as the CLI measured ({window}): {served}");
+        assert_eq!(served["abstained"], false, "{served}");
+    }
 }

@@ -65,7 +65,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let mut results = Vec::with_capacity(golden.len());
     for (g, v) in golden.iter().zip(&vecs) {
         let mut answer = retrieval::search(store, &bm25, v, &g.query, &opts).await?;
-        ragpipe_search::windows::measure(&windowed, &mut answer, v).await?;
+        ragpipe_search::windows::measure(&windowed, &mut answer, v, None).await?;
         let rank = answer.hits.iter().find(|h| g.answered_by(&h.payload.content, &h.payload.locator)).map(|h| h.rank);
         results.push(QueryResult {
             id: g.id.clone(),
@@ -90,7 +90,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let mut ood_results = Vec::with_capacity(ood.len());
     for (o, v) in ood.iter().zip(&vecs[golden.len()..]) {
         let mut answer = retrieval::search(store, &bm25, v, &o.query, &opts).await?;
-        ragpipe_search::windows::measure(&windowed, &mut answer, v).await?;
+        ragpipe_search::windows::measure(&windowed, &mut answer, v, None).await?;
         ood_results.push(OodResult {
             id: o.id.clone(),
             nearest_distance: answer.evidence_distance().unwrap_or(2.0),

@@ -4,6 +4,7 @@
 //! embeddings are kept in an LRU cache so a repeated question skips the
 //! model (the only part of a search that costs milliseconds).
 
+use crate::windows::WindowCache;
 use crate::{SearchError, SearchResponse};
 use lru::LruCache;
 use ragpipe_core::Abstention;
@@ -63,7 +64,8 @@ pub struct Options {
     /// How hybrid search fuses; what it leaves open, the model decides.
     pub fusion: FusionSetting,
     pub threshold: Threshold,
-    /// Query embeddings kept (0: none).
+    /// Query embeddings kept (0: none); a model that abstains by windows
+    /// also keeps the window vectors of a quarter as many chunks.
     pub cache_entries: usize,
     /// Most hits a request may ask for.
     pub max_top_k: usize,
@@ -96,12 +98,16 @@ pub struct Searcher {
     bm25: Bm25,
     live: RwLock<Option<Arc<Live>>>,
     cache: Option<QueryCache>,
+    /// Window vectors of chunks, for a model that abstains by windows.
+    windows: Option<WindowCache>,
 }
 
 impl Searcher {
     pub fn new(ports: Ports, options: Options) -> Self {
         let cache = NonZeroUsize::new(options.cache_entries).map(|n| Mutex::new(LruCache::new(n)));
-        Searcher { ports, options, bm25: Bm25::new(), live: RwLock::new(None), cache }
+        // A quarter as many chunks as questions: a chunk keeps ~6 vectors.
+        let windows = WindowCache::new(options.cache_entries / 4);
+        Searcher { ports, options, bm25: Bm25::new(), live: RwLock::new(None), cache, windows }
     }
 
     /// Runs one search on the live index.
@@ -130,7 +136,7 @@ impl Searcher {
         let first = SearchOptions { abstention: if by_windows { None } else { opts.abstention }, ..opts };
         let mut answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &first, &req.filter).await?;
         if by_windows {
-            crate::windows::measure(&live.embedder, &mut answer, &vector).await?;
+            crate::windows::measure(&live.embedder, &mut answer, &vector, self.windows.as_ref()).await?;
             answer.decide(opts.abstention);
         }
         Ok(SearchResponse::new(&live.index, &req.query, &opts, answer))

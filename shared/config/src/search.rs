@@ -27,7 +27,9 @@ pub struct SearchConfig {
     /// Bearer token every search call must carry. Without one the server
     /// only starts on a loopback address. Env: `RAGPIPE_SEARCH_TOKEN`.
     pub token: Option<String>,
-    /// Query embeddings the search service keeps for repeated questions.
+    /// Query embeddings the search service keeps for repeated questions
+    /// (and window vectors of a quarter as many chunks, for a model that
+    /// abstains by windows).
     pub cache_entries: usize,
 }
 
