@@ -163,6 +163,12 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     let off = search("¿Cómo pido el reembolso de los gastos de taxi de un viaje de trabajo?");
     assert_eq!(off["abstained"], true, "{off}");
     assert!(off["nearest_window_distance"].as_f64().unwrap() > threshold, "{off}");
+    let text = ragpipe(data.path(), &[], &["--config", cfg, "search", "¿Cómo pido el reembolso de un taxi?"]);
+    let said = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        said.contains("no answer") && said.contains("nearest window's distance"),
+        "the reason names its evidence: {said}"
+    );
 
     // The service keeps the nearest chunks' window vectors: asked twice,
     // the second answer reads them from its cache, with the same evidence.

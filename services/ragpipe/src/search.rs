@@ -79,7 +79,13 @@ fn print_text(out: &SearchResponse) {
                 out.margin,
                 out.threshold.unwrap_or_default()
             ),
-            _ => format!("cosine distance threshold {:.2}", out.threshold.unwrap_or_default()),
+            _ => match out.nearest_window_distance {
+                Some(d) => format!(
+                    "nearest window's distance {d:.3} over the threshold {:.3}",
+                    out.threshold.unwrap_or_default()
+                ),
+                None => format!("cosine distance threshold {:.2}", out.threshold.unwrap_or_default()),
+            },
         };
         println!(
             "no answer: nothing in the index is close enough to {:?} ({evidence}; --no-threshold lists hits anyway)",
