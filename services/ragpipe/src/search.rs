@@ -72,20 +72,17 @@ pub fn fusion(config: &Config) -> FusionSetting {
 
 fn print_text(out: &SearchResponse) {
     if out.abstained {
+        // The distance the rule read: the nearest window's, if measured.
+        let (what, distance) = match out.nearest_window_distance {
+            Some(d) => ("nearest window's distance", d),
+            None => ("nearest distance", out.nearest_distance.unwrap_or_default()),
+        };
+        let threshold = out.threshold.unwrap_or_default();
         let evidence = match out.margin_weight {
-            w if w > 0.0 => format!(
-                "nearest distance {:.2} - {w:.2} x margin {:.2} over the threshold {:.2}",
-                out.nearest_distance.unwrap_or_default(),
-                out.margin,
-                out.threshold.unwrap_or_default()
-            ),
-            _ => match out.nearest_window_distance {
-                Some(d) => format!(
-                    "nearest window's distance {d:.3} over the threshold {:.3}",
-                    out.threshold.unwrap_or_default()
-                ),
-                None => format!("cosine distance threshold {:.2}", out.threshold.unwrap_or_default()),
-            },
+            w if w > 0.0 => {
+                format!("{what} {distance:.3} - {w:.2} x margin {:.3} over the threshold {threshold:.3}", out.margin)
+            }
+            _ => format!("{what} {distance:.3} over the threshold {threshold:.3}"),
         };
         println!(
             "no answer: nothing in the index is close enough to {:?} ({evidence}; --no-threshold lists hits anyway)",

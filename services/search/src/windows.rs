@@ -10,7 +10,7 @@
 use crate::SearchError;
 use lru::LruCache;
 use ragpipe_embed::Embedder;
-use ragpipe_vectors::retrieval::Answer;
+use ragpipe_vectors::retrieval::{Answer, dot};
 use ragpipe_vectors::windows;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
@@ -70,11 +70,7 @@ pub async fn measure(
             known.push(of_chunk);
         }
     }
-    let nearest = known
-        .iter()
-        .flat_map(|vectors| vectors.iter())
-        .map(|v| v.iter().zip(query).map(|(a, b)| a * b).sum::<f32>())
-        .fold(f32::MIN, f32::max);
+    let nearest = known.iter().flat_map(|vectors| vectors.iter()).map(|v| dot(v, query)).fold(f32::MIN, f32::max);
     if nearest > f32::MIN {
         answer.nearest_window_distance = Some(1.0 - nearest);
     }

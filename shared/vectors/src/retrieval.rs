@@ -311,6 +311,11 @@ fn union(lists: &[&[Scored]]) -> Vec<Scored> {
 
 /// Cosine similarity of every point named to the query: read from the dense
 /// list where present, computed from the stored vector otherwise.
+/// The cosine similarity of two unit vectors.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 async fn similarities(
     store: &dyn VectorStore,
     dense: &[Scored],
@@ -321,7 +326,7 @@ async fn similarities(
     let missing: Vec<uuid::Uuid> = ids.iter().copied().filter(|id| !sims.contains_key(id)).collect();
     if !missing.is_empty() {
         for (id, v) in store.dense_vectors(&missing).await? {
-            sims.insert(id, v.iter().zip(query).map(|(a, b)| a * b).sum());
+            sims.insert(id, dot(&v, query));
         }
     }
     for id in ids {
