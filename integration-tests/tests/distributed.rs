@@ -126,6 +126,22 @@ async fn services_index_an_s3_bucket_resync_only_changes_and_survive_killed_work
     assert_eq!(report["overall"]["queries"], 2, "{report}");
     assert_eq!(report["overall"]["recall"]["8"]["value"], 1.0, "{report}");
     assert_eq!(report["destroyed"], serde_json::json!([]));
+    // The abstention gate applies the model's own rule at its threshold: an
+    // unrelated question is refused, a question the handbook answers, posed
+    // as out-of-domain, is a bluff and fails the gate.
+    let ood = dep.data.path().join("ood.jsonl");
+    let gated = |line: &str| {
+        std::fs::write(&ood, line).unwrap();
+        let args = ["eval", "--golden", golden.to_str().unwrap(), "--ood", ood.to_str().unwrap()];
+        dep.command(&args).args(["--gate", "--max-refused", "0", "--max-bluffs", "0"]).output().unwrap()
+    };
+    let out = gated(r#"{"id":"o1","query":"How long should I boil an egg to get a runny yolk?","kind":"ood"}"#);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("0 of 2 answerable refused (0.0 %), 0 of 1 out-of-domain answered"), "{text}");
+    let out = gated(r#"{"id":"o1","query":"Where are the first aid kits kept?","kind":"ood"}"#);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("answers 100.0 % of the out-of-domain queries"));
 
     // Scheduled form: one JSON line per run, nothing to do, stops on SIGTERM.
     let mut every =

@@ -429,6 +429,14 @@ pub struct EvalArgs {
     /// Fail when MRR falls below this.
     #[arg(long)]
     pub min_mrr: Option<f64>,
+    /// Fail when the model's abstention rule, at its own threshold, refuses
+    /// more than this share of the answerable queries (0.05 = 5 %).
+    #[arg(long)]
+    pub max_refused: Option<f64>,
+    /// Fail when that rule answers more than this share of the
+    /// out-of-domain queries.
+    #[arg(long)]
+    pub max_bluffs: Option<f64>,
     /// Only the queries of this split (`dev` or `test`, the golden lines'
     /// `split` field); lines without one belong to every split.
     #[arg(long)]

@@ -4,10 +4,11 @@ use crate::cli::EvalArgs;
 use crate::wiring;
 use anyhow::{Context, bail};
 use ragpipe_config::Config;
+use ragpipe_core::Abstention;
 use ragpipe_core::DocStatus;
 use ragpipe_embed::Embedder;
 use ragpipe_eval::golden::{GoldenQuery, OodQuery, parse_lines};
-use ragpipe_eval::report::{IndexFacts, KS, Metrics, OodResult, QueryResult, Report};
+use ragpipe_eval::report::{IndexFacts, KS, Metrics, OodResult, QueryResult, Report, SweepRow, outcome};
 use ragpipe_state::StateStore;
 use ragpipe_vectors::retrieval::{self, Mode, SearchOptions};
 use ragpipe_vectors::{Bm25, ChunkPayload, VectorStore};
@@ -157,10 +158,39 @@ fn gate(r: &Report, args: &EvalArgs) -> ExitCode {
     {
         failures.push(format!("MRR {:.3} below the floor {floor:.3}", r.overall.mrr.value));
     }
+    if args.max_refused.is_some() || args.max_bluffs.is_some() {
+        match at_threshold(r) {
+            Some(at) => {
+                let (refused, bluffs) = shares(r, &at);
+                if args.max_refused.is_some_and(|most| refused > most) {
+                    failures.push(format!("abstention refuses {:.1} % of the answerable queries", refused * 100.0));
+                }
+                if args.max_bluffs.is_some_and(|most| bluffs > most) {
+                    failures.push(format!("abstention answers {:.1} % of the out-of-domain queries", bluffs * 100.0));
+                }
+            }
+            None => failures.push("abstention gated without out-of-domain queries or a model threshold".into()),
+        }
+    }
     for f in &failures {
         eprintln!("eval gate: {f}");
     }
     if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// The run's own rule (the model's threshold and margin weight, as the run
+/// recorded them) applied to its queries; `None` without out-of-domain
+/// queries or a threshold.
+fn at_threshold(r: &Report) -> Option<SweepRow> {
+    let threshold = r.run["threshold"].as_f64()? as f32;
+    let margin_weight = r.run["margin_weight"].as_f64().unwrap_or(0.0) as f32;
+    (!r.ood.is_empty()).then(|| outcome(&r.queries, &r.ood, Abstention { threshold, margin_weight }))
+}
+
+/// Refused share of the answerable queries, answered share of the
+/// out-of-domain ones.
+fn shares(r: &Report, at: &SweepRow) -> (f64, f64) {
+    (at.refused as f64 / r.queries.len().max(1) as f64, at.bluffs as f64 / r.ood.len().max(1) as f64)
 }
 
 fn row(name: &str, m: &Metrics) {
@@ -224,6 +254,19 @@ fn print_report(r: &Report) {
         if let Some(t) = r.suggested_threshold {
             println!(
                 "suggested threshold: {t:.2} (minimises refused in-domain share + bluffed out-of-domain share, equal cost)"
+            );
+        }
+        if let Some(at) = at_threshold(r) {
+            let (refused, bluffs) = shares(r, &at);
+            println!(
+                "at the model's threshold {:.3}: {} of {} answerable refused ({:.1} %), {} of {} out-of-domain answered ({:.1} %)",
+                at.threshold,
+                at.refused,
+                r.queries.len(),
+                refused * 100.0,
+                at.bluffs,
+                r.ood.len(),
+                bluffs * 100.0
             );
         }
     }

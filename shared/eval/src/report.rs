@@ -140,17 +140,17 @@ pub fn sweep(queries: &[QueryResult], ood: &[OodResult], margin_weight: f32) -> 
         return Vec::new();
     }
     let (from, to) = (((low * 100.0).floor() as i32 - 1).max(0), ((high * 100.0).ceil() as i32 + 1).min(200));
-    (from..=to)
-        .map(|i| {
-            let t = i as f32 / 100.0;
-            let rule = Abstention { threshold: t, margin_weight };
-            SweepRow {
-                threshold: t,
-                refused: queries.iter().filter(|q| rule.abstains(q.nearest_distance, q.margin)).count(),
-                bluffs: ood.iter().filter(|o| !rule.abstains(o.nearest_distance, o.margin)).count(),
-            }
-        })
-        .collect()
+    (from..=to).map(|i| outcome(queries, ood, Abstention { threshold: i as f32 / 100.0, margin_weight })).collect()
+}
+
+/// What `rule` does to a run: answerable queries it refuses, out-of-domain
+/// ones it answers.
+pub fn outcome(queries: &[QueryResult], ood: &[OodResult], rule: Abstention) -> SweepRow {
+    SweepRow {
+        threshold: rule.threshold,
+        refused: queries.iter().filter(|q| rule.abstains(q.nearest_distance, q.margin)).count(),
+        bluffs: ood.iter().filter(|o| !rule.abstains(o.nearest_distance, o.margin)).count(),
+    }
 }
 
 /// The middle of the widest-margin choice: among the thresholds with the
@@ -270,6 +270,19 @@ mod tests {
         // Refusing only "c" holds from 0.40 to 0.49: the middle of that.
         assert_eq!(r.suggested_threshold, Some(0.44));
         assert_eq!(r.sweep.first().map(|s| s.threshold), Some(0.19), "the grid spans what was seen");
+    }
+
+    #[test]
+    fn outcome_follows_the_rule_and_caps_the_margin_credit() {
+        let with_margin = |id: &str, d: f32, m: f32| QueryResult { margin: m, ..q(id, Some(1), d) };
+        let qs =
+            vec![with_margin("near", 0.45, 0.0), with_margin("stands out", 0.6, 0.1), with_margin("capped", 0.7, 0.4)];
+        let ood = vec![OodResult { id: "x".into(), nearest_distance: 0.55, lexical_overlap: 0.0, margin: 0.0 }];
+        let rule = Abstention { threshold: 0.5, margin_weight: 1.5 };
+        // 0.6 - 1.5 x 0.1 = 0.45 answers; 0.7 less at most 0.3 x 0.5 = 0.55 refuses.
+        assert_eq!(outcome(&qs, &ood, rule), SweepRow { threshold: 0.5, refused: 1, bluffs: 0 });
+        assert_eq!(outcome(&qs, &ood, Abstention::distance(0.6)).refused, 1);
+        assert_eq!(outcome(&qs, &ood, Abstention::distance(0.6)).bluffs, 1);
     }
 
     #[test]
