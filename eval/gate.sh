@@ -12,8 +12,13 @@ rp="${CARGO_TARGET_DIR:-target}/debug/ragpipe"
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 "$rp" --data-dir "$data" ingest eval/corpus --quiet
+# Abstention at the model's own threshold and margin rule (docs/EVALUATION.md
+# "Abstention"): measured 49 of 358 answerable refused (13.7 %), 6 of 50
+# out-of-domain answered (12 %); the issue's goal (<= 5 %, <= 10 %) is not
+# reached by all-MiniLM-L6-v2, so this only guards against getting worse:
+# one bluff and about five refusals of slack.
 "$rp" --data-dir "$data" eval --golden eval/golden.jsonl --ood eval/ood.jsonl \
-  --gate --min-recall-at-8 0.85 --min-mrr 0.70
+  --gate --min-recall-at-8 0.85 --min-mrr 0.70 --max-refused 0.15 --max-bluffs 0.14
 # Row lookups whose key is written another way than the cell (eval/rows.jsonl,
 # docs/EVALUATION.md "Row lookups by key"): measured recall@8 1.00, MRR 0.980 on 50 lookups (int8, fusion by scores, month keys; ties ranked by point id, docs/EVALUATION.md).
 rows=$(mktemp -d)
@@ -25,19 +30,9 @@ trap 'rm -rf "$data" "$rows" "$es"' EXIT
 # the multilingual model (int8): measured recall@8 0.79, MRR 0.643.
 printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"
 "$rp" --config "$es/ragpipe.toml" --data-dir "$es" ingest eval/corpus-es --quiet
-"$rp" --config "$es/ragpipe.toml" --data-dir "$es" eval --golden eval/golden-es.jsonl --ood eval/ood-es.jsonl \
-  --gate --min-recall-at-8 0.74 --min-mrr 0.60 --out "$es/report.json"
 # Its abstention at the model's own threshold, by windows (docs/EVALUATION.md
-# "Abstention"): measured 4 of 132 answerable refused (3 %), 4 of 40
+# "Abstention"): measured 3 of 132 answerable refused (2.3 %), 4 of 40
 # out-of-domain answered (10 %); the issue's goal is <= 5 % and <= 10 %, the
 # gate allows one bluff more than measured (5 of 40).
-python3 - "$es/report.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-t = r["run"]["threshold"]
-refused = sum(q["nearest_distance"] > t for q in r["queries"]) / len(r["queries"])
-bluffs = sum(o["nearest_distance"] <= t for o in r["ood"]) / len(r["ood"])
-print(f"gate: Spanish abstention at {t:.3f}: {refused:.1%} refused, {bluffs:.1%} bluffs")
-if refused > 0.05 or bluffs > 0.125:
-    sys.exit("gate: Spanish abstention above 5 % refused or 12.5 % bluffs")
-PY
+"$rp" --config "$es/ragpipe.toml" --data-dir "$es" eval --golden eval/golden-es.jsonl --ood eval/ood-es.jsonl \
+  --gate --min-recall-at-8 0.74 --min-mrr 0.60 --max-refused 0.05 --max-bluffs 0.125
