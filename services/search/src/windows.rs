@@ -15,9 +15,15 @@ use ragpipe_vectors::windows;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
-/// Window vectors by (model, the chunk's embedded text): the text, not the
-/// point, so a reindexed or re-chunked document never meets stale vectors.
-pub struct WindowCache(Mutex<LruCache<(String, String), Arc<[Vec<f32>]>>>);
+/// (model, the chunk's embedded text): the text, not the point, so a
+/// reindexed or re-chunked document never meets stale vectors.
+type ChunkKey = (String, String);
+
+/// One chunk's window vectors.
+type Vectors = Arc<[Vec<f32>]>;
+
+/// Window vectors by [`ChunkKey`].
+pub struct WindowCache(Mutex<LruCache<ChunkKey, Vectors>>);
 
 impl WindowCache {
     /// A cache of `chunks` chunks' windows, or none for 0.
@@ -25,11 +31,11 @@ impl WindowCache {
         NonZeroUsize::new(chunks).map(|n| WindowCache(Mutex::new(LruCache::new(n))))
     }
 
-    fn get(&self, key: &(String, String)) -> Option<Arc<[Vec<f32>]>> {
+    fn get(&self, key: &ChunkKey) -> Option<Vectors> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()
     }
 
-    fn put(&self, key: (String, String), vectors: Arc<[Vec<f32>]>) {
+    fn put(&self, key: ChunkKey, vectors: Vectors) {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).put(key, vectors);
     }
 }
