@@ -95,12 +95,19 @@ fn print_text(out: &SearchResponse) {
         return;
     }
     for h in &out.hits {
-        let place = if h.section.is_empty() { h.title.clone() } else { format!("{} > {}", h.title, h.section) };
+        let place = place(&h.title, &h.section);
         println!("{}. {place}", h.rank);
         println!("   {}{}   (distance {:.3}, score {:.4})", h.document, h.locator, h.distance, h.score);
         println!("   \"{}\"", excerpt(&h.content, 320));
         println!();
     }
+}
+
+/// A hit's heading as its chunk's header reads: the title, then the section
+/// path without the entries the title already says.
+fn place(title: &str, section: &str) -> String {
+    let path: Vec<String> = section.split(" > ").map(str::to_string).collect();
+    ragpipe_chunking::header_for(title, &path)
 }
 
 /// The first `max` characters of a chunk, on one line.
@@ -109,5 +116,18 @@ fn excerpt(content: &str, max: usize) -> String {
     match flat.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &flat[..i]),
         None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heading_is_not_said_twice() {
+        let faq = "Rayon FAQ > How many threads will Rayon spawn?";
+        assert_eq!(place("Rayon FAQ", faq), "Rayon FAQ > How many threads will Rayon spawn?");
+        assert_eq!(place("Guide", "Install > Linux"), "Guide > Install > Linux");
+        assert_eq!(place("notes.txt", ""), "notes.txt");
     }
 }
