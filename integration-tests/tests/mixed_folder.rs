@@ -87,7 +87,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let run = Run::new(
         "[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n",
     );
-    for kind in ["pdf", "audio", "sheets", "code"] {
+    for kind in ["pdf", "audio", "sheets", "code", "word"] {
         copy_fixtures(kind, run.folder.path());
     }
     // A form XObject that draws itself: pdf-extract recurses until the
@@ -116,15 +116,20 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     ];
     let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
+    let word = ["policy.docx", "policy.odt"];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .filter(|n| n != "SOURCES.md")
         .collect();
     assert_eq!(code.len(), 10, "{code:?}");
-    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len();
+    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len() + word.len();
     assert_eq!(summary["indexed"], indexed, "{summary}");
     let expected: Vec<(&str, &str)> = vec![
+        (
+            "bomb.docx",
+            "limit exceeded: document inflates to 67134339 bytes, more than 16777216 (max_decompressed_bytes)",
+        ),
         ("bomb.pdf", "extraction ran out of memory (limit 512 MiB)"),
         (
             "bomb.xlsx",
@@ -143,6 +148,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("encrypted.pdf", "encrypted PDF"),
         ("encrypted.xlsx", "encrypted spreadsheet"),
         ("html.pdf", "content does not match extension: .pdf file holds text/html, not pdf"),
+        ("junk.docx", "malformed document: zip archive holds no word/document.xml or content.xml"),
         ("junk.xlsx", "malformed spreadsheet: zip archive holds no workbook"),
         ("music.wav", "speech recognition disabled ([asr] model = \"off\")"),
         ("nested.pdf", "malformed PDF: no pages"),
@@ -156,6 +162,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("scanned.pdf", "no text layer: ocr disabled ([ocr] engine = \"off\")"),
         ("silence.wav", "speech recognition disabled ([asr] model = \"off\")"),
         ("silent-talk.wav", "speech recognition disabled ([asr] model = \"off\")"),
+        ("truncated.docx", "malformed document: invalid zip archive (truncated or corrupt)"),
         ("truncated.mp3", "corrupt audio: truncated: 4.2s of 10.5s decodable"),
         ("truncated.pdf", "malformed PDF: failed parsing cross reference table: invalid start value"),
         ("truncated.xlsx", "malformed spreadsheet: invalid zip archive (truncated or corrupt)"),
@@ -174,6 +181,36 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     for file in &code {
         check_code_chunks(&run, file);
     }
+    for file in &word {
+        check_word_chunks(&run, file);
+    }
+    let (_, found) = run.run(&["search", "what does remote work require", "--json"]);
+    let first = found["hits"][0]["document"].as_str().unwrap_or_default();
+    assert!(first.ends_with("policy.docx") || first.ends_with("policy.odt"), "{found}");
+}
+
+/// A word-processor document's chunks slice out of its text by `#char`
+/// (a table chunk's rows, under its repeated header line) and carry its
+/// title.
+fn check_word_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let chunks = run.chunks(name);
+    let header = "Region | Monthly allowance | Code";
+    let mut tables = 0;
+    for c in &chunks {
+        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+        let content = c["content"].as_str().unwrap();
+        let sliced = loc.resolve(&doc.text).expect("#char resolves");
+        if content.starts_with(header) {
+            assert_eq!(content, format!("{header}\n{sliced}"), "{name}: the header over the rows");
+            assert_eq!(sliced, "Spain | 40 EUR | RW-ES-01\nGermany | 45 EUR | RW-DE-01");
+            tables += 1;
+        } else {
+            assert_eq!(sliced, content, "{name}: #char slices to content");
+        }
+        assert!(c["text"].as_str().unwrap().starts_with("Remote Work Policy"), "{name}: {c}");
+    }
+    assert_eq!(tables, 1, "{name}: {chunks:?}");
 }
 
 /// Every chunk repeats its table's header on top of whole rows, and its A1

@@ -140,7 +140,7 @@ pub struct LimitsConfig {
     pub max_rows: u64,
     /// Spreadsheet cells, all sheets together.
     pub max_cells: u64,
-    /// Bytes a compressed container (xlsx, ods) may inflate to.
+    /// Bytes a compressed container (xlsx, ods, docx, odt) may inflate to.
     pub max_decompressed_bytes: u64,
     /// Seconds of audio.
     pub max_duration_secs: f64,

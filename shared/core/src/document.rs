@@ -18,6 +18,9 @@ pub enum Kind {
     Audio,
     /// A scanned page or photo of text (PNG, JPEG, TIFF, WebP): read by OCR.
     Image,
+    /// A word-processor document: Office Open XML (`.docx`) or OpenDocument
+    /// text (`.odt`).
+    Word,
 }
 
 impl Kind {
@@ -32,6 +35,7 @@ impl Kind {
             Kind::Code => "code",
             Kind::Audio => "audio",
             Kind::Image => "image",
+            Kind::Word => "word",
         }
     }
 
@@ -46,6 +50,7 @@ impl Kind {
             "code" => Kind::Code,
             "audio" => Kind::Audio,
             "image" => Kind::Image,
+            "word" => Kind::Word,
             _ => return None,
         })
     }

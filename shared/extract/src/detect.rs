@@ -19,6 +19,9 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         (Some(e), Some(m)) if kind_for_mime(m) == Some(e) || container_of(e, m) => Ok(e),
         (Some(e), Some(m)) if text_like(e) && m.starts_with("text/") => Ok(e),
         (Some(e), Some(m)) => Err(ExtractError::Mismatch { ext, actual: m.into(), expected: e.as_str() }),
+        (None, Some("application/zip")) => {
+            zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
+        }
         (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
         (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
         (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
@@ -70,7 +73,32 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 /// zip files and `.xls` is an OLE compound file, which sniffing may report
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
-    kind == Kind::Spreadsheet && matches!(mime, "application/zip" | "application/x-ole-storage")
+    match kind {
+        Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
+        Kind::Word => mime == "application/zip",
+        _ => false,
+    }
+}
+
+/// What a zip archive without a telling extension holds, by the names of its
+/// entries: an OOXML document or workbook, or an ODF one by its `mimetype`
+/// entry (a few bytes; no more are read).
+fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).ok()?;
+    if zip.index_for_name("word/document.xml").is_some() {
+        return Some(Kind::Word);
+    }
+    if zip.index_for_name("xl/workbook.xml").is_some() || zip.index_for_name("xl/workbook.bin").is_some() {
+        return Some(Kind::Spreadsheet);
+    }
+    let mut mimetype = String::new();
+    zip.by_name("mimetype").ok()?.take(128).read_to_string(&mut mimetype).ok()?;
+    match mimetype.trim() {
+        "application/vnd.oasis.opendocument.text" => Some(Kind::Word),
+        "application/vnd.oasis.opendocument.spreadsheet" => Some(Kind::Spreadsheet),
+        _ => None,
+    }
 }
 
 /// The lowercase extension of a file name, without the dot.
@@ -94,6 +122,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
+    (Kind::Word, &["docx", "docm", "odt"]),
     (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
 ];
 
@@ -125,6 +154,8 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         | "audio/aac" | "video/mp4" | "video/quicktime" | "video/x-m4v" | "video/x-matroska" | "video/webm" => {
             Kind::Audio
         }
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+        | "application/vnd.oasis.opendocument.text" => Kind::Word,
         "text/html" => Kind::Html,
         _ => return None,
     })

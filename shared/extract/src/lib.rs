@@ -3,6 +3,7 @@
 //! byte ranges are recorded while the canonical text is written, so locators
 //! are exact by construction. Extraction is synchronous and pure.
 
+mod archive;
 mod audio;
 mod builder;
 mod code;
@@ -13,6 +14,7 @@ mod ocr;
 mod pdf;
 mod sheet;
 mod text;
+mod word;
 
 use ragpipe_core::{Document, Kind};
 
@@ -55,7 +57,7 @@ pub struct Limits {
     pub max_pages: u32,
     pub max_rows: u64,
     pub max_cells: u64,
-    /// Bytes a compressed container (xlsx, ods) may inflate to.
+    /// Bytes a compressed container (xlsx, ods, docx, odt) may inflate to.
     pub max_decompressed_bytes: u64,
     pub max_duration_secs: f64,
     /// Bytes of canonical text one document may have.
@@ -151,6 +153,7 @@ pub fn extract_scanned(
         Kind::Csv => sheet::extract_csv(name, bytes, limits)?,
         Kind::Code => code::extract(name, &text::decode(bytes)?)?,
         Kind::Audio => audio::extract(name, bytes, sidecar, asr, limits)?,
+        Kind::Word => word::extract(name, bytes, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);

@@ -108,18 +108,7 @@ fn format(bytes: &[u8], max_inflated: u64) -> Result<Format, ExtractError> {
     if !bytes.starts_with(b"PK") {
         return Err(malformed("not an xlsx, xlsb, xls or ods file"));
     }
-    let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
-        .map_err(|_| malformed("invalid zip archive (truncated or corrupt)"))?;
-    let mut inflated: u64 = 0;
-    for i in 0..zip.len() {
-        let entry = zip.by_index_raw(i).map_err(|_| malformed("invalid zip archive (truncated or corrupt)"))?;
-        inflated = inflated.saturating_add(entry.size());
-    }
-    if inflated > max_inflated {
-        return Err(ExtractError::Limit(format!(
-            "workbook inflates to {inflated} bytes, more than {max_inflated} (max_decompressed_bytes)"
-        )));
-    }
+    let mut zip = crate::archive::open(bytes, max_inflated, "workbook", |r| malformed(r))?;
     let has = |name: &str| zip.index_for_name(name).is_some();
     if has("xl/workbook.xml") {
         Ok(Format::Xlsx)

@@ -1,0 +1,162 @@
+//! Office Open XML word processing (`word/document.xml`): `w:p` paragraphs
+//! of `w:t` runs, `w:tbl` tables of `w:tr` rows of `w:tc` cells. A
+//! paragraph's kind comes from its style (`w:pStyle`, resolved through
+//! `word/styles.xml` so a localised or derived heading style still counts),
+//! its outline level, or its numbering (a list item).
+
+use super::xml::{Flow, attr, local, reference};
+use super::{Para, Writer};
+use crate::ExtractError;
+use quick_xml::XmlVersion;
+use quick_xml::events::Event;
+use std::collections::HashMap;
+
+/// Subtrees that are not part of what a reader sees: deleted and moved-away
+/// text of tracked changes, field codes, and the fallback copy of a drawing.
+const SKIPPED: &[&str] = &["del", "moveFrom", "delText", "instrText", "Fallback"];
+
+pub(super) fn read(body: &str, styles: Option<&str>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+    let styles = styles.map(Styles::read).unwrap_or_default();
+    let mut flow = Flow::new(body, "word/document.xml", SKIPPED);
+    let (mut in_text, mut in_props) = (false, false);
+    while let Some(event) = flow.next()? {
+        match event {
+            Event::Start(e) => match local(e.local_name()).as_str() {
+                "p" => w.start_paragraph(Para::Body)?,
+                "pPr" => in_props = true,
+                "t" => in_text = true,
+                "tbl" => w.start_table(),
+                "tr" => w.start_row(false),
+                "tc" => w.start_cell(),
+                _ => {}
+            },
+            Event::Empty(e) => match local(e.local_name()).as_str() {
+                "pStyle" if in_props => {
+                    if let Some(kind) = attr(&e, "val").and_then(|id| styles.kind(&id)) {
+                        w.set_kind(kind);
+                    }
+                }
+                "outlineLvl" if in_props => {
+                    if let Some(level) = attr(&e, "val").and_then(|v| v.parse::<u8>().ok()).filter(|l| *l < 9) {
+                        w.set_kind(Para::Heading(level + 1));
+                    }
+                }
+                // Numbering 0 is "no list" (a heading's outline numbering off).
+                "numId" if in_props && w.kind() == Some(Para::Body) && attr(&e, "val").is_some_and(|v| v != "0") => {
+                    w.set_kind(Para::ListItem)
+                }
+                "tab" | "ptab" if !in_props => w.text("\t"),
+                "br" | "cr" if !in_props => w.line_break(),
+                "noBreakHyphen" => w.text("-"),
+                "tblHeader" => w.mark_header_row(),
+                "tc" => w.start_cell(),
+                _ => {}
+            },
+            Event::End(e) => match local(e.local_name()).as_str() {
+                "p" => w.end_paragraph(),
+                "pPr" => in_props = false,
+                "t" => in_text = false,
+                "tbl" => w.end_table(),
+                "tr" => w.end_row()?,
+                _ => {}
+            },
+            Event::Text(t) if in_text => w.text(&t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(r) if in_text => w.text(&reference(&r).unwrap_or_default()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Paragraph styles by id: the kind each one's name or outline level says,
+/// or the style it is based on.
+#[derive(Debug, Default)]
+struct Styles {
+    by_id: HashMap<String, (Option<Para>, Option<String>)>,
+}
+
+impl Styles {
+    fn read(xml: &str) -> Styles {
+        let mut by_id = HashMap::new();
+        let mut reader = quick_xml::Reader::from_str(xml);
+        let mut current: Option<(String, Option<Para>, Option<String>)> = None;
+        while let Ok(event) = reader.read_event() {
+            match event {
+                Event::Start(e) if local(e.local_name()) == "style" => {
+                    current = attr(&e, "styleId").map(|id| (id, None, None));
+                }
+                Event::Empty(e) => {
+                    let Some((_, kind, based)) = current.as_mut() else { continue };
+                    match local(e.local_name()).as_str() {
+                        "name" => *kind = kind.or(attr(&e, "val").and_then(|n| named(&n))),
+                        "basedOn" => *based = attr(&e, "val"),
+                        "outlineLvl" => {
+                            let level = attr(&e, "val").and_then(|v| v.parse::<u8>().ok()).filter(|l| *l < 9);
+                            *kind = level.map(|l| Para::Heading(l + 1)).or(*kind);
+                        }
+                        _ => {}
+                    }
+                }
+                Event::End(e) if local(e.local_name()) == "style" => {
+                    if let Some((id, kind, based)) = current.take() {
+                        by_id.insert(id, (kind, based));
+                    }
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        Styles { by_id }
+    }
+
+    /// The kind of paragraphs of style `id`, following `basedOn` a few
+    /// steps; an unknown id is read by its own name (`Heading2`).
+    fn kind(&self, id: &str) -> Option<Para> {
+        let mut id = id.to_string();
+        for _ in 0..8 {
+            match self.by_id.get(&id) {
+                Some((Some(kind), _)) => return Some(*kind),
+                Some((None, Some(based))) => id = based.clone(),
+                Some((None, None)) => return None,
+                None => return named(&id),
+            }
+        }
+        None
+    }
+}
+
+/// The kind a built-in style name says: `heading 1` … `heading 9` (or
+/// `Heading1`), `Title`, `List Paragraph` / `List Bullet` / ….
+fn named(name: &str) -> Option<Para> {
+    let lower = name.to_lowercase().replace(' ', "");
+    if let Some(level) = lower.strip_prefix("heading").and_then(|l| l.parse::<u8>().ok()) {
+        return Some(Para::Heading(level));
+    }
+    match lower.as_str() {
+        "title" => Some(Para::Title),
+        l if l.starts_with("list") => Some(Para::ListItem),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn styles_resolve_through_their_base_and_name() {
+        let xml = r#"<w:styles xmlns:w="w">
+            <w:style w:type="paragraph" w:styleId="berschrift1"><w:name w:val="heading 1"/></w:style>
+            <w:style w:type="paragraph" w:styleId="Custom"><w:name w:val="My heading"/><w:basedOn w:val="berschrift1"/></w:style>
+            <w:style w:type="paragraph" w:styleId="Outline"><w:name w:val="Plain"/><w:pPr><w:outlineLvl w:val="2"/></w:pPr></w:style>
+            <w:style w:type="paragraph" w:styleId="Normal"><w:name w:val="Normal"/></w:style>
+        </w:styles>"#;
+        let styles = Styles::read(xml);
+        assert_eq!(styles.kind("berschrift1"), Some(Para::Heading(1)));
+        assert_eq!(styles.kind("Custom"), Some(Para::Heading(1)), "derived from a heading");
+        assert_eq!(styles.kind("Outline"), Some(Para::Heading(3)), "by outline level");
+        assert_eq!(styles.kind("Normal"), None);
+        assert_eq!(styles.kind("Heading2"), Some(Para::Heading(2)), "unknown id read by its name");
+        assert_eq!(styles.kind("ListBullet"), Some(Para::ListItem));
+    }
+}

@@ -1,0 +1,76 @@
+//! OpenDocument text (`content.xml`): `text:h` headings with their outline
+//! level, `text:p` paragraphs (list items inside `text:list`), and
+//! `table:table` tables whose `table:table-header-rows` are their header.
+//! A paragraph styled `Title` (directly or through an automatic style that
+//! derives from it) is the document's title line.
+
+use super::xml::{Flow, attr, local, reference};
+use super::{Para, Writer};
+use crate::ExtractError;
+use quick_xml::XmlVersion;
+use quick_xml::events::Event;
+use std::collections::HashMap;
+
+/// Subtrees that are not part of the flow: footnotes and endnotes (their
+/// citation mark included), comments, and the deleted text tracked changes
+/// keep.
+const SKIPPED: &[&str] = &["note", "annotation", "tracked-changes"];
+
+pub(super) fn read(content: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+    let mut flow = Flow::new(content, "content.xml", SKIPPED);
+    // Automatic styles (`P1`) and the style each derives from (`Title`).
+    let mut parents: HashMap<String, String> = HashMap::new();
+    let (mut lists, mut header_rows) = (0u32, false);
+    while let Some(event) = flow.next()? {
+        match event {
+            Event::Start(e) => match local(e.local_name()).as_str() {
+                "style" => derives(&e, &mut parents),
+                "h" => {
+                    let level = attr(&e, "outline-level").and_then(|l| l.parse::<u8>().ok()).unwrap_or(1);
+                    w.start_paragraph(Para::Heading(level.max(1)))?;
+                }
+                "p" => {
+                    let style = attr(&e, "style-name").map(|s| parents.get(&s).cloned().unwrap_or(s));
+                    let kind = match style.as_deref() {
+                        Some("Title") => Para::Title,
+                        _ if lists > 0 => Para::ListItem,
+                        _ => Para::Body,
+                    };
+                    w.start_paragraph(kind)?;
+                }
+                "list" => lists += 1,
+                "table" => w.start_table(),
+                "table-header-rows" => header_rows = true,
+                "table-row" => w.start_row(header_rows),
+                "table-cell" | "covered-table-cell" => w.start_cell(),
+                _ => {}
+            },
+            Event::Empty(e) => match local(e.local_name()).as_str() {
+                "style" => derives(&e, &mut parents),
+                "s" | "tab" => w.text(" "),
+                "line-break" => w.line_break(),
+                "table-cell" | "covered-table-cell" => w.start_cell(),
+                _ => {}
+            },
+            Event::End(e) => match local(e.local_name()).as_str() {
+                "h" | "p" => w.end_paragraph(),
+                "list" => lists = lists.saturating_sub(1),
+                "table" => w.end_table(),
+                "table-header-rows" => header_rows = false,
+                "table-row" => w.end_row()?,
+                _ => {}
+            },
+            Event::Text(t) => w.text(&t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(r) => w.text(&reference(&r).unwrap_or_default()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Records which style an automatic style (`P1`) derives from.
+fn derives(e: &quick_xml::events::BytesStart<'_>, parents: &mut HashMap<String, String>) {
+    if let (Some(name), Some(parent)) = (attr(e, "name"), attr(e, "parent-style-name")) {
+        parents.insert(name, parent);
+    }
+}
