@@ -55,14 +55,19 @@ def show(name: str, ranks: list, base: list | None = None) -> None:
     print(line)
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    """The arguments every offline dense experiment takes."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--golden", default="eval/golden.jsonl")
     ap.add_argument("--corpus", default="eval/corpus")
     ap.add_argument("--data-dir", required=True)
     ap.add_argument("--ragpipe", default="target/debug/ragpipe")
     ap.add_argument("--model", required=True)
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = arguments().parse_args()
 
     docs = load_chunks(args.ragpipe, args.data_dir, Path(args.corpus))
     chunks = [c for cs in docs.values() for c in cs]
