@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates large files for `ragpipe bench extract` (not committed, not used
-# by tests): a workbook of ROWS rows x 8 columns (openpyxl, write-only) and a
-# PDF of PAGES pages of text (reportlab), both from PyPI in a throwaway venv.
+# by tests): a workbook of ROWS rows x 8 columns (openpyxl, write-only), a
+# PDF of PAGES pages of text (reportlab) and a Word document of PAGES
+# sections of headings, paragraphs, list items and a table (python-docx),
+# all from PyPI in a throwaway venv.
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -10,7 +12,7 @@ rows="${2:-900000}"
 pages="${3:-1000}"
 venv="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}/bench-venv"
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet openpyxl==3.1.5 reportlab==4.4.4
+"$venv/bin/pip" install --quiet openpyxl==3.1.5 reportlab==4.4.4 python-docx==1.2.0
 mkdir -p "$out"
 "$venv/bin/python" - "$out" "$rows" "$pages" <<'PY'
 import random, sys
@@ -45,5 +47,24 @@ for p in range(pages):
     c.drawString(290, 40, f"{p + 1}")
     c.showPage()
 c.save()
+
+import docx
+d = docx.Document()
+d.core_properties.title = "Field Station Survey Report"
+sentence = lambda: " ".join(rnd.choice(words) for _ in range(12)).capitalize() + "."
+for p in range(pages):
+    d.add_heading(f"Survey {p + 1}", level=1)
+    for _ in range(8):
+        d.add_paragraph(" ".join(sentence() for _ in range(4)))
+    for _ in range(3):
+        d.add_paragraph(sentence(), style="List Bullet")
+    table = d.add_table(rows=1, cols=4)
+    for cell, name in zip(table.rows[0].cells, ["Site", "Species", "Count", "Note"]):
+        cell.text = name
+    for _ in range(10):
+        cells = table.add_row().cells
+        cells[0].text, cells[1].text = f"Site {rnd.randrange(400)}", rnd.choice(words).title()
+        cells[2].text, cells[3].text = str(rnd.randrange(1, 500)), sentence()
+d.save(f"{out}/big.docx")
 PY
 ls -la "$out"
