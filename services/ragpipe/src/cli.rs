@@ -91,7 +91,7 @@ pub struct FilterArgs {
     /// Failure reason contains TEXT (case-insensitive).
     #[arg(long)]
     pub reason: Option<String>,
-    /// html, markdown, text, pdf, spreadsheet, csv, code or audio.
+    /// html, markdown, text, pdf, word, spreadsheet, csv, code, audio or image.
     #[arg(long, value_parser = parse_kind)]
     pub kind: Option<ragpipe_core::Kind>,
     /// Only documents whose last extraction left a warning (OCR pages read
@@ -120,8 +120,10 @@ fn parse_status(s: &str) -> Result<ragpipe_core::DocStatus, String> {
 }
 
 fn parse_kind(s: &str) -> Result<ragpipe_core::Kind, String> {
-    ragpipe_core::Kind::parse(s)
-        .ok_or_else(|| "not a kind: html, markdown, text, pdf, spreadsheet, csv, code or audio".into())
+    ragpipe_core::Kind::parse(s).ok_or_else(|| {
+        let all: Vec<_> = ragpipe_core::Kind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("not a kind; one of {}", all.join(", "))
+    })
 }
 
 #[derive(Debug, Args)]

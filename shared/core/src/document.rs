@@ -24,6 +24,20 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order people read them in lists.
+    pub const ALL: [Kind; 10] = [
+        Kind::Html,
+        Kind::Markdown,
+        Kind::Text,
+        Kind::Pdf,
+        Kind::Word,
+        Kind::Spreadsheet,
+        Kind::Csv,
+        Kind::Code,
+        Kind::Audio,
+        Kind::Image,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Html => "html",
@@ -181,6 +195,17 @@ impl Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_reads_back_from_its_name() {
+        for kind in Kind::ALL {
+            assert_eq!(Kind::parse(kind.as_str()), Some(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()), "serde and as_str agree");
+        }
+        let names: std::collections::HashSet<_> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), Kind::ALL.len());
+    }
 
     fn pages(confidences: &[f32]) -> Vec<OcrPage> {
         let page = |(i, &confidence): (usize, &f32)| OcrPage { page: i as u32 + 1, confidence, low: confidence < 0.8 };
