@@ -191,6 +191,42 @@ def ods(content) -> bytes:
     )
 
 
+# ---------------------------------------------------------------- word processing
+
+DOCX_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    '<Default Extension="xml" ContentType="application/xml"/>'
+    '<Override PartName="/word/document.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+)
+DOCX_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+)
+DOCX_TAIL = "</w:body></w:document>"
+ODT_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'
+)
+ODT_TAIL = "</office:text></office:body></office:document-content>"
+
+
+def docx_paragraph(text: str) -> str:
+    return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
+
+
+def docx(document) -> bytes:
+    """`document` is the whole word/document.xml."""
+    return zip_bytes([("[Content_Types].xml", DOCX_TYPES), ("word/document.xml", document)])
+
+
+def odt(content) -> bytes:
+    """`content` is the whole content.xml."""
+    return zip_bytes([("mimetype", "application/vnd.oasis.opendocument.text"), ("content.xml", content)])
+
+
 # ---------------------------------------------------------------- pdf
 
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"

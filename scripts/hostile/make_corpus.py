@@ -290,6 +290,7 @@ def fixtures_as_is(c: Corpus):
         ("sheets/encrypted.xlsx", "encrypted.xlsx", "encrypted", "failed", "password-protected workbook"),
         ("audio/rate0.wav", "rate0.wav", "corrupt-audio", "failed", "sample rate 0"),
         ("audio/corrupt-header.wav", "corrupt-header.wav", "corrupt-audio", "failed", "corrupt header"),
+        ("word/truncated.docx", "truncated.docx", "truncated", "failed", "the first half of a docx"),
     ]
     if not c.small:
         items += [
@@ -384,6 +385,8 @@ def nesting(c: Corpus):
     c.add("deep-arrays.pdf", F.simple_pdf(texts, b"/Nest 6 0 R ", [b"[" * n + b"]" * n]), k, "either", "100k nested arrays")
     c.add("deep-div.html", b"<html><body>" + b"<div>" * n + b"deep" + b"</div>" * n + b"</body></html>", k, "either", "100k nested <div>")
     c.add("deep-list.md", b"- " * 10_000 + b"deep\n", k, "either", "10k nested list items on one line")
+    deep = "<w:p><w:r><w:t>deep</w:t></w:r>" * n + "</w:p>" * n
+    c.add("deep-paragraphs.docx", F.docx(F.DOCX_HEAD + deep + F.DOCX_TAIL), k, "either", "100k paragraphs nested in text boxes")
     if c.small:
         return
     c.add("deep-dicts.pdf", F.simple_pdf(texts, b"/Nest 6 0 R ", [b"<< /A " * n + b">>" * n]), k, "either", "100k nested dicts")
@@ -481,8 +484,16 @@ def xxe(c: Corpus):
     def content(doctype, ref):
         return F.ODS_HEAD.replace("\n", "\n" + doctype.format(root="office:document-content") + "\n") + F.ods_row([ref]) + F.ODS_TAIL
 
+    def document(doctype, ref):
+        return F.DOCX_HEAD.replace("\n", "\n" + doctype.format(root="w:document") + "\n") + F.docx_paragraph(ref) + F.DOCX_TAIL
+
+    def text(doctype, ref):
+        return F.ODT_HEAD.replace("\n", "\n" + doctype.format(root="office:document-content") + "\n") + f"<text:p>{ref}</text:p>" + F.ODT_TAIL
+
     c.add("xxe-sheet.xlsx", F.xlsx(sheet(ext, "&xxe;")), k, "either", "external entity file:///etc/passwd in a cell", leak_check=True)
     c.add("billion-laughs.ods", F.ods(content(laughs, "&lol9;")), k, "either", "entity expansion to 10^9 lol", leak_check=True)
+    c.add("xxe.docx", F.docx(document(ext, "before &xxe; after")), k, "either", "external entity file:///etc/passwd in a paragraph", leak_check=True)
+    c.add("billion-laughs.odt", F.odt(text(laughs, "&lol9;")), k, "either", "entity expansion to 10^9 lol", leak_check=True)
     if c.small:
         return
     c.add("billion-laughs.xlsx", F.xlsx(sheet(laughs, "&lol9;")), k, "either", "entity expansion to 10^9 lol", leak_check=True)
