@@ -4,7 +4,7 @@
 //! `word/styles.xml` so a localised or derived heading style still counts),
 //! its outline level, or its numbering (a list item).
 
-use super::xml::{Flow, attr, local, reference};
+use super::xml::{Flow, attr, reference};
 use super::{Para, Writer};
 use crate::ExtractError;
 use quick_xml::XmlVersion;
@@ -21,7 +21,7 @@ pub(super) fn read(body: &str, styles: Option<&str>, w: &mut Writer<'_>) -> Resu
     let (mut in_text, mut in_props) = (false, false);
     while let Some(event) = flow.next()? {
         match event {
-            Event::Start(e) => match local(e.local_name()).as_str() {
+            Event::Start(e) => match e.local_name().as_ref() {
                 "p" => w.start_paragraph(Para::Body)?,
                 "pPr" => in_props = true,
                 "t" => in_text = true,
@@ -30,15 +30,15 @@ pub(super) fn read(body: &str, styles: Option<&str>, w: &mut Writer<'_>) -> Resu
                 "tc" => w.start_cell(),
                 _ => {}
             },
-            Event::Empty(e) => match local(e.local_name()).as_str() {
+            Event::Empty(e) => match e.local_name().as_ref() {
                 "pStyle" if in_props => {
                     if let Some(kind) = attr(&e, "val").and_then(|id| styles.kind(&id)) {
                         w.set_kind(kind);
                     }
                 }
                 "outlineLvl" if in_props => {
-                    if let Some(level) = attr(&e, "val").and_then(|v| v.parse::<u8>().ok()).filter(|l| *l < 9) {
-                        w.set_kind(Para::Heading(level + 1));
+                    if let Some(heading) = outline(&e) {
+                        w.set_kind(heading);
                     }
                 }
                 // Numbering 0 is "no list" (a heading's outline numbering off).
@@ -52,7 +52,7 @@ pub(super) fn read(body: &str, styles: Option<&str>, w: &mut Writer<'_>) -> Resu
                 "tc" => w.start_cell(),
                 _ => {}
             },
-            Event::End(e) => match local(e.local_name()).as_str() {
+            Event::End(e) => match e.local_name().as_ref() {
                 "p" => w.end_paragraph(),
                 "pPr" => in_props = false,
                 "t" => in_text = false,
@@ -82,22 +82,19 @@ impl Styles {
         let mut current: Option<(String, Option<Para>, Option<String>)> = None;
         while let Ok(event) = reader.read_event() {
             match event {
-                Event::Start(e) if local(e.local_name()) == "style" => {
+                Event::Start(e) if e.local_name().as_ref() == "style" => {
                     current = attr(&e, "styleId").map(|id| (id, None, None));
                 }
                 Event::Empty(e) => {
                     let Some((_, kind, based)) = current.as_mut() else { continue };
-                    match local(e.local_name()).as_str() {
+                    match e.local_name().as_ref() {
                         "name" => *kind = kind.or(attr(&e, "val").and_then(|n| named(&n))),
                         "basedOn" => *based = attr(&e, "val"),
-                        "outlineLvl" => {
-                            let level = attr(&e, "val").and_then(|v| v.parse::<u8>().ok()).filter(|l| *l < 9);
-                            *kind = level.map(|l| Para::Heading(l + 1)).or(*kind);
-                        }
+                        "outlineLvl" => *kind = outline(&e).or(*kind),
                         _ => {}
                     }
                 }
-                Event::End(e) if local(e.local_name()) == "style" => {
+                Event::End(e) if e.local_name().as_ref() == "style" => {
                     if let Some((id, kind, based)) = current.take() {
                         by_id.insert(id, (kind, based));
                     }
@@ -123,6 +120,13 @@ impl Styles {
         }
         None
     }
+}
+
+/// The heading a `w:outlineLvl` makes of a paragraph (levels 0–8; 9 is body
+/// text).
+fn outline(e: &quick_xml::events::BytesStart<'_>) -> Option<Para> {
+    let level = attr(e, "val")?.parse::<u8>().ok().filter(|l| *l < 9)?;
+    Some(Para::Heading(level + 1))
 }
 
 /// The kind a built-in style name says: `heading 1` … `heading 9` (or

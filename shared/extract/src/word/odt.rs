@@ -4,7 +4,7 @@
 //! A paragraph styled `Title` (directly or through an automatic style that
 //! derives from it) is the document's title line.
 
-use super::xml::{Flow, attr, local, reference};
+use super::xml::{Flow, attr, reference};
 use super::{Para, Writer};
 use crate::ExtractError;
 use quick_xml::XmlVersion;
@@ -23,7 +23,7 @@ pub(super) fn read(content: &str, w: &mut Writer<'_>) -> Result<(), ExtractError
     let (mut lists, mut header_rows) = (0u32, false);
     while let Some(event) = flow.next()? {
         match event {
-            Event::Start(e) => match local(e.local_name()).as_str() {
+            Event::Start(e) => match e.local_name().as_ref() {
                 "style" => derives(&e, &mut parents),
                 "h" => {
                     let level = attr(&e, "outline-level").and_then(|l| l.parse::<u8>().ok()).unwrap_or(1);
@@ -45,14 +45,14 @@ pub(super) fn read(content: &str, w: &mut Writer<'_>) -> Result<(), ExtractError
                 "table-cell" | "covered-table-cell" => w.start_cell(),
                 _ => {}
             },
-            Event::Empty(e) => match local(e.local_name()).as_str() {
+            Event::Empty(e) => match e.local_name().as_ref() {
                 "style" => derives(&e, &mut parents),
                 "s" | "tab" => w.text(" "),
                 "line-break" => w.line_break(),
                 "table-cell" | "covered-table-cell" => w.start_cell(),
                 _ => {}
             },
-            Event::End(e) => match local(e.local_name()).as_str() {
+            Event::End(e) => match e.local_name().as_ref() {
                 "h" | "p" => w.end_paragraph(),
                 "list" => lists = lists.saturating_sub(1),
                 "table" => w.end_table(),

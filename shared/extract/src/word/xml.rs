@@ -6,12 +6,6 @@ use super::malformed;
 use crate::ExtractError;
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesRef, BytesStart, Event};
-use quick_xml::name::LocalName;
-
-/// An element's name without its namespace prefix (`w:p` → `p`).
-pub(super) fn local(name: LocalName<'_>) -> String {
-    name.as_ref().to_string()
-}
 
 /// The value of the attribute whose name, without prefix, is `name`.
 pub(super) fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
@@ -50,7 +44,7 @@ impl<'x> Flow<'x> {
             let event = self.reader.read_event().map_err(|e| malformed(&format!("{}: {e}", self.part)))?;
             match &event {
                 Event::Eof => return Ok(None),
-                Event::Start(e) if depth > 0 || self.skipped.contains(&local(e.local_name()).as_str()) => depth += 1,
+                Event::Start(e) if depth > 0 || self.skipped.contains(&e.local_name().as_ref()) => depth += 1,
                 Event::End(_) if depth > 0 => depth -= 1,
                 _ if depth > 0 => {}
                 _ => return Ok(Some(event)),
