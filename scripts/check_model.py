@@ -3,7 +3,7 @@
 
 The reference file holds embeddings computed by sentence-transformers
 (PyTorch) for a handful of texts. We reproduce its pipeline with our graph:
-tokenizer.json with truncation at 256 and no padding, the fp32 encoder, mean
+tokenizer.json with truncation at the window and no padding, the fp32 encoder, mean
 pooling over the attention mask, L2 normalisation. Passing means the graph
 built by build_onnx.py is a faithful port, independent of the Rust code.
 
@@ -53,8 +53,9 @@ def session(path: Path) -> ort.InferenceSession:
 
 
 def embed(sess: ort.InferenceSession, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
-    (hidden,) = sess.run(["last_hidden_state"],
-                         {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+    # BERT graphs take token types; MPNet's does not.
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    (hidden,) = sess.run(["last_hidden_state"], {i.name: feed[i.name] for i in sess.get_inputs()})
     # Mean over real tokens only, then unit length: sentence-transformers'
     # Pooling(mean) + Normalize modules.
     m = mask[..., None].astype(np.float32)
@@ -68,13 +69,14 @@ def main() -> int:
     ap.add_argument("--model-dir", type=Path,
                     default=Path(os.environ["RAGPIPE_MODEL_DIR"]) if os.environ.get("RAGPIPE_MODEL_DIR")
                     else DEFAULT_MODEL_DIR)
-    ap.add_argument("--max-len", type=int, default=256)
+    ap.add_argument("--max-len", type=int, help="the window (default: the reference's, else 256)")
     ap.add_argument("--tolerance", type=float, default=1e-5)
     ap.add_argument("--min-int8-cosine", type=float, default=0.98)
     args = ap.parse_args()
 
     ref = json.loads(args.reference.read_text())
     items = ref["items"]
+    args.max_len = args.max_len or ref.get("window", 256)
     tok = load_tokenizer(args.model_dir, args.max_len)
     fp32 = session(args.model_dir / "model.onnx")
     int8_path = args.model_dir / "model-int8.onnx"

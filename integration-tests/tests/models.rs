@@ -188,3 +188,37 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
         assert_eq!(served["abstained"], false, "{served}");
     }
 }
+
+#[test]
+fn the_larger_english_model_is_chosen_by_name_and_sealed_as_its_own() {
+    // scripts/provision-mpnet.sh (run by scripts/test.sh) put it in the cache.
+    let (folder, data) = (corpus(), tempfile::tempdir().unwrap());
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/corpus");
+    for name in ["shlex-quoting-warning.md", "getrandom-README.md"] {
+        std::fs::copy(corpus.join(name), folder.path().join(name)).unwrap();
+    }
+    let config = data.path().join("ragpipe.toml");
+    std::fs::write(&config, "[model]\nname = \"all-mpnet-base-v2\"\n").unwrap();
+    let cfg = config.to_str().unwrap();
+    let out = ragpipe(data.path(), &[], &["--config", cfg, "ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let found = ragpipe(data.path(), &[], &["--config", cfg, "search", "what does remote work require", "--json"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(json["index"]["model"], "all-mpnet-base-v2-int8", "the default variant: {json}");
+    assert!(json["index"]["name"].as_str().unwrap().contains("_768d"), "768 dimensions, not cut to 384: {json}");
+    assert_eq!(json["abstained"], false, "{json}");
+    let first = &json["hits"][0];
+    assert!(first["document"].as_str().unwrap().ends_with("policy.md"), "{json}");
+    assert!(first["content"].as_str().unwrap().contains("signed VPN agreement"), "{json}");
+    assert!(first["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
+
+    // The index stays the larger model's: a search under the default model's
+    // configuration is answered by the index's own model, not refused or mixed.
+    let found = ragpipe(data.path(), &[], &["search", "is shlex.quote safe on Windows", "--json"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(json["index"]["model"], "all-mpnet-base-v2-int8", "{json}");
+    assert!(json["hits"][0]["document"].as_str().unwrap().ends_with("shlex-quoting-warning.md"), "{json}");
+}

@@ -88,8 +88,10 @@ pub struct DistributedConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
     /// The model of a new index and of the next `reindex`:
-    /// `all-MiniLM-L6-v2` (default, English), `multilingual-e5-small`, or
-    /// `custom` (whatever `dir` holds, as its `ragpipe-model.json` says).
+    /// `all-MiniLM-L6-v2` (default, English), `all-mpnet-base-v2` (English,
+    /// better ranking at 8x the compute; `scripts/provision-mpnet.sh`),
+    /// `multilingual-e5-small`, or `custom` (whatever `dir` holds, as its
+    /// `ragpipe-model.json` says).
     /// An existing index keeps the model it was built with. Env:
     /// `RAGPIPE_MODEL_NAME`.
     pub name: String,

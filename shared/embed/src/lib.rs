@@ -1,10 +1,10 @@
 //! The [`Embedder`] port and its ONNX Runtime implementation for BERT-style
 //! sentence encoders described by a [`ModelSpec`] (all-MiniLM-L6-v2 by
-//! default, multilingual-e5-small, or a folder of one's own). Embedding is
-//! CPU-bound and synchronous by design: callers run it on blocking threads,
-//! one session per worker. The tokenizer here is
-//! the one the chunkers measure with, so "fits the window" means the same
-//! thing on both sides.
+//! default, multilingual-e5-small, all-mpnet-base-v2, or a folder of one's
+//! own). Embedding is CPU-bound and synchronous by design: callers run it on
+//! blocking threads, one session per worker. The tokenizer here is the one
+//! the chunkers measure with, so "fits the window" means the same thing on
+//! both sides.
 
 mod hash;
 mod model;
@@ -13,7 +13,7 @@ mod pool;
 mod spec;
 mod tokenizer;
 
-pub use model::{CUSTOM, ModelFiles, ModelVariant};
+pub use model::{CUSTOM, MPNET, ModelFiles, ModelVariant, provisioner};
 pub use onnx::{OnnxEmbedder, RunOptions, runtime_environment};
 pub use spec::{DEFAULT_MODEL, ModelSeal, ModelSpec, Pooling, SPEC_FILE};
 pub use tokenizer::{Encoded, ModelTokenizer};
@@ -94,10 +94,9 @@ pub trait Embedder: Send + Sync {
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
-    #[error(
-        "model files missing: {0} (run scripts/provision-model.sh, or point [model] dir / RAGPIPE_MODEL_DIR at the model's folder)"
-    )]
-    MissingFiles(String),
+    /// What is missing, and the script that provisions that model.
+    #[error("model files missing: {0} (run {1}, or point [model] dir / RAGPIPE_MODEL_DIR at the model's folder)")]
+    MissingFiles(String, &'static str),
     #[error("model spec: {0}")]
     Spec(String),
     #[error("reading the model's weights {path}: {reason}")]

@@ -34,6 +34,17 @@ impl ModelVariant {
 /// holds, as its `ragpipe-model.json` names it.
 pub const CUSTOM: &str = "custom";
 
+/// The larger English model, provisioned on demand (404 MB of weights).
+pub const MPNET: &str = "all-mpnet-base-v2";
+
+/// The script that puts model `name` in the cache.
+pub fn provisioner(name: &str) -> &'static str {
+    match name {
+        MPNET => "scripts/provision-mpnet.sh",
+        _ => "scripts/provision-model.sh",
+    }
+}
+
 /// The files an embedder needs and the spec read beside them.
 /// `scripts/provision-model.sh` builds them under `~/.cache/ragpipe/models/NAME`;
 /// a user with their own export points `[model] dir` at theirs.
@@ -74,8 +85,9 @@ impl ModelFiles {
         variant: ModelVariant,
     ) -> Result<Self, EmbedError> {
         let root = Self::cache_root();
-        let configured =
-            model_dir.map(Path::to_path_buf).or_else(|| std::env::var_os("RAGPIPE_MODEL_DIR").map(PathBuf::from));
+        let configured = model_dir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os("RAGPIPE_MODEL_DIR").filter(|d| !d.is_empty()).map(PathBuf::from));
         let cached = (name != CUSTOM).then(|| root.join("models").join(name));
         let mut looked = Vec::new();
         let mut found = None;
@@ -94,10 +106,12 @@ impl ModelFiles {
         if looked.is_empty() && found.is_none() {
             return Err(EmbedError::MissingFiles(
                 "model.name = \"custom\" needs the model's folder in [model] dir".into(),
+                provisioner(name),
             ));
         }
         let Some((dir, mut spec)) = found else {
-            return Err(EmbedError::MissingFiles(format!("model {name}: looked in {}", looked.join(", "))));
+            let looked = looked.join(", ");
+            return Err(EmbedError::MissingFiles(format!("model {name}: looked in {looked}"), provisioner(name)));
         };
         if variant == ModelVariant::Int8 {
             // The threshold of the weights that will run.
@@ -119,7 +133,7 @@ impl ModelFiles {
                          model.onnx (onnxruntime's quantize_dynamic makes one) or set [model] variant = \"fp32\")",
                     );
                 }
-                return Err(EmbedError::MissingFiles(missing));
+                return Err(EmbedError::MissingFiles(missing, provisioner(name)));
             }
         }
         Ok(files)
@@ -138,5 +152,18 @@ impl ModelFiles {
     /// variant's vectors differ slightly, so they are never mixed.
     pub fn recorded_name(&self) -> String {
         self.variant.recorded_name(&self.spec.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_model_names_the_script_that_provisions_it() {
+        let missing = |name| EmbedError::MissingFiles(format!("model {name}"), provisioner(name)).to_string();
+        assert!(missing(MPNET).contains("run scripts/provision-mpnet.sh"), "{}", missing(MPNET));
+        assert!(missing(crate::DEFAULT_MODEL).contains("run scripts/provision-model.sh"));
+        assert!(missing("multilingual-e5-small").contains("run scripts/provision-model.sh"));
     }
 }

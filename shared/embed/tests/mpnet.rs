@@ -1,0 +1,77 @@
+//! The opt-in all-mpnet-base-v2 (an MPNet graph: positions counted from the
+//! padding index, one relative-position bias shared by all layers) must
+//! reproduce sentence-transformers (mean pooling, L2-normalised,
+//! max_seq_length 384) to 1e-5 per component, batched or not, through the
+//! same embedder as every other model. The reference vectors were made by
+//! sentence-transformers itself (`scripts/st_reference.py`); the model comes
+//! from `scripts/provision-mpnet.sh` (run by `scripts/test.sh`).
+
+use ragpipe_embed::{Embedder, MPNET, ModelFiles, ModelVariant, OnnxEmbedder};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Reference {
+    dims: usize,
+    window: usize,
+    items: Vec<Item>,
+}
+
+#[derive(Deserialize)]
+struct Item {
+    text: String,
+    wordpieces_with_special: usize,
+    truncated: bool,
+    input_ids_first_16: Vec<i64>,
+    embedding: Vec<f32>,
+}
+
+fn reference() -> Reference {
+    serde_json::from_str(include_str!("fixtures/all-mpnet-base-v2.json")).expect("reference fixture parses")
+}
+
+fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
+    let files = ModelFiles::locate(MPNET, None, None, variant).expect("run scripts/provision-mpnet.sh");
+    OnnxEmbedder::load(&files, 0, batch).expect("model loads")
+}
+
+#[test]
+fn mpnet_matches_sentence_transformers_within_1e_5() {
+    let reference = reference();
+    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    for batch in [1, 16] {
+        let model = embedder(ModelVariant::Fp32, batch);
+        assert_eq!((model.dims(), model.window()), (reference.dims, reference.window));
+        assert_eq!(model.model(), MPNET);
+        let out = model.embed(&texts).unwrap();
+        assert_eq!(out.truncated, reference.items.iter().filter(|i| i.truncated).count());
+        for (i, item) in reference.items.iter().enumerate() {
+            assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
+            let diff = out.vectors[i].iter().zip(&item.embedding).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
+        }
+    }
+}
+
+#[test]
+fn mpnet_tokenizer_keeps_its_own_specials_and_window() {
+    let model = embedder(ModelVariant::Fp32, 8);
+    for item in reference().items {
+        let enc = model.tokenizer().encode(&item.text).unwrap();
+        assert_eq!(&enc.ids[..item.input_ids_first_16.len().min(enc.ids.len())], &item.input_ids_first_16[..]);
+        assert_eq!(enc.ids.len(), item.wordpieces_with_special.min(384));
+        assert_eq!((enc.ids[0], *enc.ids.last().unwrap()), (0, 2), "<s> ... </s>, even when cut");
+    }
+}
+
+#[test]
+fn mpnet_int8_stays_close_and_is_sealed_apart() {
+    let reference = reference();
+    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let model = embedder(ModelVariant::Int8, 16);
+    assert_eq!(model.model(), "all-mpnet-base-v2-int8");
+    let out = model.embed(&texts).unwrap();
+    for (v, item) in out.vectors.iter().zip(&reference.items) {
+        let cosine: f32 = v.iter().zip(&item.embedding).map(|(a, b)| a * b).sum();
+        assert!(cosine > 0.98, "int8 cosine {cosine} for {:?}", item.text);
+    }
+}
