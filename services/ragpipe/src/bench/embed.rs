@@ -11,9 +11,19 @@ use ragpipe_embed::{Embedder, ModelVariant, OnnxEmbedder, RunOptions};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Forward-pass cost of all-MiniLM-L6-v2 per token: about 2 x 11M weights
-/// touched per token (6 layers of 384x384x4 attention + 384x1536x2 FFN).
-const FLOP_PER_TOKEN: f64 = 22e6;
+/// Forward-pass cost per token of the models whose shape we know: 2 FLOP
+/// per weight of the layers' matrices (4 h x h attention projections and
+/// 2 h x 4h feed-forward ones per layer), attention scores left out. Other
+/// models print no GFLOP/s.
+fn flop_per_token(model: &str) -> Option<f64> {
+    let (layers, hidden) = match model {
+        "all-MiniLM-L6-v2" => (6.0, 384.0),
+        "multilingual-e5-small" => (12.0, 384.0),
+        "all-mpnet-base-v2" => (12.0, 768.0),
+        _ => return None,
+    };
+    Some(2.0 * layers * 12.0 * hidden * hidden)
+}
 
 pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitCode> {
     let texts = sample_chunks(&config, &args)?;
@@ -27,6 +37,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
     let tokens: usize = texts.iter().map(|t| tokenizer.encode(t).map(|e| e.ids.len()).unwrap_or(0)).sum();
     let mhz = cpu_mhz();
     let lanes = fp32_flop_per_cycle();
+    let flop = flop_per_token(&config.model.name);
     println!(
         "machine: {cores} cores, {}, {lanes} fp32 FLOP/cycle/core peak (util is against that at the nominal clock)",
         mhz.map_or("unknown clock".into(), |m| format!("{m:.0} MHz"))
@@ -60,15 +71,15 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
                             embedder.embed(group)?;
                         }
                         let secs = start.elapsed().as_secs_f64();
-                        let gflops = tokens as f64 * FLOP_PER_TOKEN / secs / 1e9;
-                        let util = mhz.map(|m| gflops / (threads as f64 * m * 1e6 * lanes / 1e9));
+                        let gflops = flop.map(|f| tokens as f64 * f / secs / 1e9);
+                        let util = gflops.zip(mhz).map(|(g, m)| g / (threads as f64 * m * 1e6 * lanes / 1e9));
                         rows.push(serde_json::json!({
                             "variant": variant.as_str(), "threads": threads, "sessions": sessions,
                             "spinning": spinning, "batch": batch_size,
                             "chunks_per_s": texts.len() as f64 / secs, "tokens_per_s": tokens as f64 / secs,
                         }));
                         println!(
-                            "{:<6} {:>7} {:>8} {:>5} {:>6} {:>10.1} {:>10.2} {:>11.0} {:>9.1} {:>6}",
+                            "{:<6} {:>7} {:>8} {:>5} {:>6} {:>10.1} {:>10.2} {:>11.0} {:>9} {:>6}",
                             variant.as_str(),
                             threads,
                             sessions,
@@ -77,7 +88,7 @@ pub async fn embed(config: Config, args: BenchEmbedArgs) -> anyhow::Result<ExitC
                             texts.len() as f64 / secs,
                             secs * 1000.0 / texts.len() as f64,
                             tokens as f64 / secs,
-                            gflops,
+                            gflops.map_or("-".into(), |g| format!("{g:.1}")),
                             util.map_or("-".into(), |u| format!("{:.0}%", u * 100.0)),
                         );
                     }
