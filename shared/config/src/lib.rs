@@ -89,7 +89,7 @@ pub struct DistributedConfig {
 pub struct ModelConfig {
     /// The model of a new index and of the next `reindex`:
     /// `all-MiniLM-L6-v2` (default, English), `all-mpnet-base-v2` (English,
-    /// better ranking at 8x the compute; `scripts/provision-mpnet.sh`),
+    /// better ranking, a sixth of the speed; `scripts/provision-mpnet.sh`),
     /// `multilingual-e5-small`, or `custom` (whatever `dir` holds, as its
     /// `ragpipe-model.json` says).
     /// An existing index keeps the model it was built with. Env:
