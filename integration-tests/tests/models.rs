@@ -221,4 +221,25 @@ fn the_larger_english_model_is_chosen_by_name_and_sealed_as_its_own() {
     let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
     assert_eq!(json["index"]["model"], "all-mpnet-base-v2-int8", "{json}");
     assert!(json["hits"][0]["document"].as_str().unwrap().ends_with("shlex-quoting-warning.md"), "{json}");
+    // Its chunks are cut to its own budget (the spec's chunk_budget, 384):
+    // some are over MiniLM's 256 and none over 384.
+    let readme = folder.path().join("getrandom-README.md");
+    let out = ragpipe(data.path(), &[], &["--config", cfg, "chunks", readme.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chunks: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let tokens: Vec<u64> = chunks.iter().map(|c| c["tokens"].as_u64().unwrap()).collect();
+    assert!(tokens.iter().any(|&t| t > 256) && tokens.iter().all(|&t| t <= 384), "{tokens:?}");
+
+    // A budget set over the model's window is refused, not cut.
+    let small = data.path().join("small.toml");
+    std::fs::write(&small, "[chunking]\nbudget = 384\n").unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    let out =
+        ragpipe(fresh.path(), &[], &["--config", small.to_str().unwrap(), "ingest", folder.path().to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("chunking.budget 384 is over the window of all-MiniLM-L6-v2 (256 word-pieces)"),
+        "{}",
+        stderr(&out)
+    );
 }

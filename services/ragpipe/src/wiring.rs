@@ -89,6 +89,7 @@ async fn check_seal(
 }
 
 fn load(config: &Config, files: &ModelFiles) -> anyhow::Result<Arc<OnnxEmbedder>> {
+    check_budget(config, files)?;
     let m = &config.model;
     let options = RunOptions { threads: m.threads, sessions: m.sessions, batch_size: m.batch_size, spinning: true };
     let embedder = OnnxEmbedder::load_with(files, options)
@@ -99,7 +100,22 @@ fn load(config: &Config, files: &ModelFiles) -> anyhow::Result<Arc<OnnxEmbedder>
 /// The tokenizer chunks are cut with: the configured model's (the model of
 /// a new index and of the next reindex).
 pub fn load_tokenizer(config: &Config) -> anyhow::Result<Arc<ModelTokenizer>> {
-    Ok(Arc::new(ModelTokenizer::load(&configured_files(config)?)?))
+    let files = configured_files(config)?;
+    check_budget(config, &files)?;
+    Ok(Arc::new(ModelTokenizer::load(&files)?))
+}
+
+/// A chunk budget set in `[chunking]` must fit the model that embeds the
+/// chunks (0, the default, is the model's own and always does).
+fn check_budget(config: &Config, files: &ModelFiles) -> anyhow::Result<()> {
+    let (budget, window) = (config.chunking.budget, files.spec.max_tokens);
+    anyhow::ensure!(
+        budget <= window,
+        "chunking.budget {budget} is over the window of {} ({window} word-pieces): chunks would be cut; \
+         set at most {window}, or 0 for the model's own",
+        files.spec.name
+    );
+    Ok(())
 }
 
 /// The document state: PostgreSQL when `distributed.state_url` is set,

@@ -24,6 +24,7 @@ pub use header::header_for;
 /// tokenizer in one piece (a 50 MB one-line page costs what fifty 1 MB pages
 /// cost).
 pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
+    let cfg = &cfg.for_model(counter);
     let mut chunks = match doc.kind {
         Kind::Code => code::chunk(doc, counter, cfg),
         Kind::Spreadsheet | Kind::Csv => table::chunk(doc, counter, cfg),

@@ -44,7 +44,7 @@ impl TokenCounter for Metered {
 /// Chunks `doc` and checks every chunk and the metered work.
 fn chunk_and_check(doc: &Document) -> Vec<Chunk> {
     let tok = Metered::new();
-    let cfg = ChunkConfig::default();
+    let cfg = ChunkConfig::default().for_model(&tok);
     let chunks = chunk_document(doc, &tok, &cfg);
     assert!(!chunks.is_empty(), "{}: chunks", doc.title);
     for c in &chunks {

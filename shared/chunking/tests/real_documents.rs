@@ -156,7 +156,7 @@ fn every_chunk_of_real_documents_keeps_the_rules() {
 #[test]
 fn headers_carry_title_and_section_path() {
     let tok = tokenizer();
-    let cfg = ChunkConfig::default();
+    let cfg = ChunkConfig::default().for_model(&tok);
     let doc = corpus().into_iter().find(|d| d.title.starts_with("Shared-State Concurrency")).expect("book page");
     let chunks = chunk_document(&doc, &tok, &cfg);
     let mutex =

@@ -281,7 +281,7 @@ fn html_tables_chunk_as_tables_inside_their_section() {
     );
     let doc = from_source("inventory.html", &html);
     assert_eq!(doc.kind, Kind::Html);
-    let cfg = ChunkConfig::default();
+    let cfg = ChunkConfig::default().for_model(&tok);
     let chunks = chunk_document(&doc, &tok, &cfg);
     check(&doc, &chunks, &tok, &cfg);
     let table: Vec<&Chunk> = chunks.iter().filter(|c| c.content.starts_with("Host | Address | Rack\n")).collect();

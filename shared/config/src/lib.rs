@@ -390,8 +390,13 @@ impl Config {
         if !matches!(self.model.variant.as_str(), "fp32" | "int8") {
             return bad(format!("model.variant must be fp32 or int8, not {:?}", self.model.variant));
         }
-        if !(32..=256).contains(&self.chunking.budget) {
-            return bad(format!("chunking.budget must be within 32..=256 word-pieces, not {}", self.chunking.budget));
+        // 0 is the model's own budget; a set one is checked against the
+        // model's window when the model loads.
+        if self.chunking.budget != 0 && self.chunking.budget < 32 {
+            return bad(format!(
+                "chunking.budget must be 0 (the model's) or at least 32 word-pieces, not {}",
+                self.chunking.budget
+            ));
         }
         if self.search.top_k == 0 || self.model.batch_size == 0 || self.workers.embed_batch == 0 {
             return bad("search.top_k, model.batch_size and workers.embed_batch must be positive".into());
@@ -432,11 +437,15 @@ mod tests {
     #[test]
     fn unknown_fields_and_bad_values_are_refused() {
         assert!(toml::from_str::<Config>("[chunking]\nbudjet = 100\n").is_err());
-        let mut c: Config = toml::from_str("data_dir = \"/tmp/x\"\n[chunking]\nbudget = 300\n").unwrap();
+        let mut c: Config = toml::from_str("data_dir = \"/tmp/x\"\n[chunking]\nbudget = 16\n").unwrap();
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
         assert!(c.validate().is_err());
-        c.chunking.budget = 200;
-        c.validate().unwrap();
+        // 0 (the default) is the model's own budget; a set one over the
+        // model's window is refused when the model loads.
+        for budget in [0, 200, 384] {
+            c.chunking.budget = budget;
+            c.validate().unwrap();
+        }
         c.apply_env(|n| (n == "RAGPIPE_THREADS").then(|| "two".to_string())).unwrap_err();
         c.apply_env(|n| (n == "RAGPIPE_SEARCH_THRESHOLD").then(|| "0.5".to_string())).unwrap();
         assert_eq!(c.search.threshold, Some(0.5));

@@ -11,7 +11,17 @@ pub trait TokenCounter: Send + Sync {
     fn count(&self, text: &str) -> usize;
     /// Special tokens the model adds around every input (`[CLS]`, `[SEP]`).
     fn special_tokens(&self) -> usize;
+    /// The chunk budget this model was calibrated with, what
+    /// `chunking.budget = 0` (the default) means: all-MiniLM-L6-v2's window,
+    /// 256, unless the model's spec says otherwise.
+    fn budget(&self) -> usize {
+        DEFAULT_BUDGET
+    }
 }
+
+/// The budget of a model whose spec names none, and the most it may be: the
+/// window of all-MiniLM-L6-v2, the first model.
+pub const DEFAULT_BUDGET: usize = 256;
 
 /// A token count larger than any budget, for texts that are not measured
 /// (or that a tokenizer could not encode). Small enough that adding headers
@@ -24,7 +34,8 @@ pub const TOO_MANY_TOKENS: usize = 1 << 30;
 #[serde(deny_unknown_fields, default)]
 pub struct ChunkConfig {
     /// Target size of a chunk's `text` in word-pieces, specials and header
-    /// included; at most the model window (256).
+    /// included; at most the model window. 0 (the default): the model's own
+    /// ([`TokenCounter::budget`], from its spec).
     pub budget: usize,
     /// Whether `text` starts with the `Title > Section` header.
     pub contextual_header: bool,
@@ -41,7 +52,16 @@ pub struct ChunkConfig {
 
 impl Default for ChunkConfig {
     fn default() -> Self {
-        ChunkConfig { budget: 256, contextual_header: true, table_rows: TableRows::Readable, max_transcript_secs: 0 }
+        ChunkConfig { budget: 0, contextual_header: true, table_rows: TableRows::Readable, max_transcript_secs: 0 }
+    }
+}
+
+impl ChunkConfig {
+    /// This configuration with its budget settled for `counter`'s model
+    /// (0 becomes the model's own).
+    pub fn for_model(&self, counter: &dyn TokenCounter) -> ChunkConfig {
+        let budget = if self.budget == 0 { counter.budget() } else { self.budget };
+        ChunkConfig { budget, ..*self }
     }
 }
 

@@ -16,7 +16,7 @@ pub mod state;
 
 pub use abstention::Abstention;
 pub use chunk::Chunk;
-pub use chunking::{ChunkConfig, TOO_MANY_TOKENS, TableRows, TokenCounter};
+pub use chunking::{ChunkConfig, DEFAULT_BUDGET, TOO_MANY_TOKENS, TableRows, TokenCounter};
 pub use document::{Block, BlockKind, Document, Kind, OcrPage, Region, Table, low_confidence_warning};
 pub use ids::{DocumentId, point_id};
 pub use index::CollectionSpec;

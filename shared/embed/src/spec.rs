@@ -72,6 +72,12 @@ pub struct ModelSpec {
     /// (`ragpipe_vectors::windows`); unset: the nearest chunk's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abstain_window_words: Option<usize>,
+    /// The chunk budget (word-pieces, specials and header included) the
+    /// model's calibration was measured with, what `chunking.budget = 0`
+    /// means for it; at most `max_tokens`. Unset: 256 (or the window, if
+    /// smaller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_budget: Option<usize>,
 }
 
 fn yes() -> bool {
@@ -96,6 +102,7 @@ impl ModelSpec {
             margin_weight: Some(1.5),
             dense_weight: Some(0.75),
             abstain_window_words: None,
+            chunk_budget: None,
         }
     }
 
@@ -111,6 +118,13 @@ impl ModelSpec {
         let spec: ModelSpec = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         if spec.name.trim().is_empty() || spec.dims == 0 || spec.max_tokens < 3 {
             return Err(format!("{}: name, dims and max_tokens (≥ 3) are required", path.display()));
+        }
+        if let Some(b) = spec.chunk_budget.filter(|&b| !(32..=spec.max_tokens).contains(&b)) {
+            return Err(format!(
+                "{}: chunk_budget must be within 32..=max_tokens ({}), not {b}",
+                path.display(),
+                spec.max_tokens
+            ));
         }
         if spec.abstain_window_words == Some(0) {
             return Err(format!("{}: abstain_window_words must be at least 1", path.display()));
@@ -223,6 +237,13 @@ mod tests {
         assert_eq!(ModelSpec::read(&dir).unwrap().abstain_window_words, Some(32));
         std::fs::write(dir.join(SPEC_FILE), windows(0)).unwrap();
         assert!(ModelSpec::read(&dir).unwrap_err().contains("abstain_window_words must be at least 1"));
+        let budget = |b: usize| format!(r#"{{"name": "m", "dims": 768, "max_tokens": 384, "chunk_budget": {b}}}"#);
+        std::fs::write(dir.join(SPEC_FILE), budget(384)).unwrap();
+        assert_eq!(ModelSpec::read(&dir).unwrap().chunk_budget, Some(384));
+        std::fs::write(dir.join(SPEC_FILE), budget(512)).unwrap();
+        assert!(
+            ModelSpec::read(&dir).unwrap_err().contains("chunk_budget must be within 32..=max_tokens (384), not 512")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

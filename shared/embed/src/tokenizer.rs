@@ -22,6 +22,9 @@ pub struct ModelTokenizer {
     window: usize,
     /// Word-pieces of the passage prefix every chunk is embedded with.
     prefix: usize,
+    /// The chunk budget the model's spec asks for (else MiniLM's 256, never
+    /// over the window).
+    budget: usize,
 }
 
 impl ModelTokenizer {
@@ -31,6 +34,7 @@ impl ModelTokenizer {
         let mut tokenizer = Self::from_file(&files.tokenizer, files.spec.max_tokens)?;
         let prefix = files.spec.passage_prefix.trim_end();
         tokenizer.prefix = if prefix.is_empty() { 0 } else { ragpipe_core::TokenCounter::count(&tokenizer, prefix) };
+        tokenizer.budget = files.spec.chunk_budget.unwrap_or(ragpipe_core::DEFAULT_BUDGET).min(tokenizer.window);
         Ok(tokenizer)
     }
 
@@ -39,7 +43,7 @@ impl ModelTokenizer {
         let mut inner = tokenizers::Tokenizer::from_file(path).map_err(|e| err(e.to_string()))?;
         inner.with_truncation(None).map_err(|e| err(e.to_string()))?;
         inner.with_padding(None);
-        Ok(ModelTokenizer { inner, window, prefix: 0 })
+        Ok(ModelTokenizer { inner, window, prefix: 0, budget: ragpipe_core::DEFAULT_BUDGET.min(window) })
     }
 
     pub fn window(&self) -> usize {
@@ -75,5 +79,9 @@ impl ragpipe_core::TokenCounter for ModelTokenizer {
     /// costs on top of its own text.
     fn special_tokens(&self) -> usize {
         2 + self.prefix
+    }
+
+    fn budget(&self) -> usize {
+        self.budget
     }
 }
