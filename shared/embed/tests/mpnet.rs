@@ -7,26 +7,12 @@
 //! from `scripts/provision-mpnet.sh` (run by `scripts/test.sh`).
 
 use ragpipe_embed::{Embedder, MPNET, ModelFiles, ModelVariant, OnnxEmbedder};
-use serde::Deserialize;
 
-#[derive(Deserialize)]
-struct Reference {
-    dims: usize,
-    window: usize,
-    items: Vec<Item>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    text: String,
-    wordpieces_with_special: usize,
-    truncated: bool,
-    input_ids_first_16: Vec<i64>,
-    embedding: Vec<f32>,
-}
+mod common;
+use common::{Reference, cosine, max_abs_diff};
 
 fn reference() -> Reference {
-    serde_json::from_str(include_str!("fixtures/all-mpnet-base-v2.json")).expect("reference fixture parses")
+    Reference::parse(include_str!("fixtures/all-mpnet-base-v2.json"))
 }
 
 fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
@@ -37,7 +23,7 @@ fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
 #[test]
 fn mpnet_matches_sentence_transformers_within_1e_5() {
     let reference = reference();
-    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let texts = reference.texts();
     for batch in [1, 16] {
         let model = embedder(ModelVariant::Fp32, batch);
         assert_eq!((model.dims(), model.window()), (reference.dims, reference.window));
@@ -46,7 +32,7 @@ fn mpnet_matches_sentence_transformers_within_1e_5() {
         assert_eq!(out.truncated, reference.items.iter().filter(|i| i.truncated).count());
         for (i, item) in reference.items.iter().enumerate() {
             assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
-            let diff = out.vectors[i].iter().zip(&item.embedding).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            let diff = max_abs_diff(&out.vectors[i], &item.embedding);
             assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
         }
     }
@@ -66,7 +52,7 @@ fn mpnet_tokenizer_keeps_its_own_specials_and_window() {
 #[test]
 fn mpnet_int8_stays_close_and_is_sealed_apart() {
     let reference = reference();
-    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let texts = reference.texts();
     let model = embedder(ModelVariant::Int8, 16);
     assert_eq!(model.model(), "all-mpnet-base-v2-int8");
     // One padded batch: dynamic int8 scales each activation over the whole
@@ -74,7 +60,7 @@ fn mpnet_int8_stays_close_and_is_sealed_apart() {
     // scripts/check_model.py); MiniLM's int8 test holds the same 0.97.
     let out = model.embed(&texts).unwrap();
     for (v, item) in out.vectors.iter().zip(&reference.items) {
-        let cosine: f32 = v.iter().zip(&item.embedding).map(|(a, b)| a * b).sum();
+        let cosine = cosine(v, &item.embedding);
         assert!(cosine > 0.97, "int8 cosine {cosine} for {:?}", item.text);
     }
 }

@@ -4,26 +4,12 @@
 //! model comes from `scripts/provision-model.sh` (run by `.ci/run`).
 
 use ragpipe_embed::{Embedder, ModelFiles, ModelVariant, OnnxEmbedder, RunOptions};
-use serde::Deserialize;
 
-#[derive(Deserialize)]
-struct Reference {
-    dims: usize,
-    items: Vec<Item>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    text: String,
-    wordpieces_with_special: usize,
-    truncated_to_256: bool,
-    input_ids_first_16: Vec<i64>,
-    embedding: Vec<f32>,
-}
+mod common;
+use common::{Reference, cosine, max_abs_diff};
 
 fn reference() -> Reference {
-    let raw = include_str!("fixtures/all-minilm-l6-v2.json");
-    serde_json::from_str(raw).expect("reference fixture parses")
+    Reference::parse(include_str!("fixtures/all-minilm-l6-v2.json"))
 }
 
 fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
@@ -31,20 +17,16 @@ fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
     OnnxEmbedder::load(&files, 0, batch).expect("model loads")
 }
 
-fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
-}
-
 #[test]
 fn fp32_matches_sentence_transformers_within_1e_5() {
     let reference = reference();
-    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let texts = reference.texts();
     // Batched (padded to the longest) and one-by-one must both match.
     for batch in [1, 32] {
         let model = embedder(ModelVariant::Fp32, batch);
-        assert_eq!(model.dims(), reference.dims);
+        assert_eq!((model.dims(), model.window()), (reference.dims, reference.window));
         let out = model.embed(&texts).unwrap();
-        let expected_truncations = reference.items.iter().filter(|i| i.truncated_to_256).count();
+        let expected_truncations = reference.items.iter().filter(|i| i.truncated).count();
         assert_eq!(out.truncated, expected_truncations, "over-window texts are counted, not hidden");
         for (i, item) in reference.items.iter().enumerate() {
             assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
@@ -69,12 +51,12 @@ fn tokenizer_matches_reference_ids_and_window() {
 #[test]
 fn int8_stays_close_to_fp32() {
     let reference = reference();
-    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let texts = reference.texts();
     let model = embedder(ModelVariant::Int8, 16);
     assert_eq!(model.model(), "all-MiniLM-L6-v2-int8", "int8 vectors are sealed under their own name");
     let out = model.embed(&texts).unwrap();
     for (v, item) in out.vectors.iter().zip(&reference.items) {
-        let cosine: f32 = v.iter().zip(&item.embedding).map(|(a, b)| a * b).sum();
+        let cosine = cosine(v, &item.embedding);
         assert!(cosine > 0.97, "int8 cosine {cosine} for {:?}", item.text);
         let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4);
@@ -84,7 +66,7 @@ fn int8_stays_close_to_fp32() {
 #[test]
 fn sessions_side_by_side_give_the_same_vectors_in_input_order() {
     let reference = reference();
-    let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
+    let texts = reference.texts();
     let files = ModelFiles::provisioned(ModelVariant::Fp32).expect("model provisioned");
     for (sessions, batch_size) in [(2, 1), (3, 2)] {
         let options = RunOptions { threads: sessions, sessions, batch_size, spinning: false };
