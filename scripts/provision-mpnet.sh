@@ -110,10 +110,12 @@ log "checking the graphs against sentence-transformers' vectors ($REFERENCE)"
 # The spec ragpipe reads: sentence-transformers' max_seq_length 384 (and chunks cut
 # to it: budget 384 ranked significantly better than 256), mean
 # pooling, unit vectors; fusion weight and abstention rule as calibrated on the
-# English dev split (docs/EVALUATION.md, "A larger English model").
+# English dev split (docs/EVALUATION.md, "A larger English model"): abstention
+# by the nearest 32-word window of the nearest chunks, as for e5.
 cat >"$STAGE/model/ragpipe-model.json" <<'JSON'
 {"name": "all-mpnet-base-v2", "dims": 768, "pooling": "mean", "normalize": true, "max_tokens": 384,
- "threshold": 0.62, "threshold_int8": 0.61, "dense_weight": 0.8, "chunk_budget": 384}
+ "threshold": 0.60, "threshold_int8": 0.59, "dense_weight": 0.8, "chunk_budget": 384,
+ "abstain_window_words": 32}
 JSON
 
 rm -f "$MANIFEST" "$RECIPE_FILE"

@@ -163,6 +163,15 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     let off = search("¿Cómo pido el reembolso de los gastos de taxi de un viaje de trabajo?");
     assert_eq!(off["abstained"], true, "{off}");
     assert!(off["nearest_window_distance"].as_f64().unwrap() > threshold, "{off}");
+    // A chunk well within the threshold (0.8 x) answers without its windows
+    // being measured: the step is skipped where it cannot change the answer.
+    let clear = search(
+        "at y batch leen órdenes de la entrada estándar o de un archivo especificado que van a ser ejecutadas más tarde",
+    );
+    assert!(clear["nearest_distance"].as_f64().unwrap() <= 0.8 * threshold, "{clear}");
+    assert!(clear["nearest_window_distance"].is_null(), "not measured: {clear}");
+    assert_eq!(clear["abstained"], false, "{clear}");
+    assert!(clear["hits"][0]["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{clear}");
     let text = ragpipe(data.path(), &[], &["--config", cfg, "search", "¿Cómo pido el reembolso de un taxi?"]);
     let said = String::from_utf8_lossy(&text.stdout);
     assert!(
@@ -213,6 +222,17 @@ fn the_larger_english_model_is_chosen_by_name_and_sealed_as_its_own() {
     assert!(first["document"].as_str().unwrap().ends_with("policy.md"), "{json}");
     assert!(first["content"].as_str().unwrap().contains("signed VPN agreement"), "{json}");
     assert!(first["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
+    // It abstains by windows, as e5 does (its spec's abstain_window_words),
+    // measured only where the nearest chunk leaves the answer in doubt.
+    assert!(json["nearest_window_distance"].is_null(), "clearly near, not measured: {json}");
+    let out = ragpipe(
+        data.path(),
+        &[],
+        &["--config", cfg, "search", "How do I get a taxi refunded after a business trip?", "--json"],
+    );
+    let off: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(off["abstained"], true, "{off}");
+    assert!(off["nearest_window_distance"].as_f64().unwrap() > off["threshold"].as_f64().unwrap(), "{off}");
 
     // The index stays the larger model's: a search under the default model's
     // configuration is answered by the index's own model, not refused or mixed.
@@ -221,6 +241,7 @@ fn the_larger_english_model_is_chosen_by_name_and_sealed_as_its_own() {
     let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
     assert_eq!(json["index"]["model"], "all-mpnet-base-v2-int8", "{json}");
     assert!(json["hits"][0]["document"].as_str().unwrap().ends_with("shlex-quoting-warning.md"), "{json}");
+    assert!(json["nearest_window_distance"].as_f64().is_some(), "its own abstention rule too: {json}");
     // Its chunks are cut to its own budget (the spec's chunk_budget, 384):
     // some are over MiniLM's 256 and none over 384.
     let readme = folder.path().join("getrandom-README.md");

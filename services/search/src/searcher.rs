@@ -136,7 +136,13 @@ impl Searcher {
         let first = SearchOptions { abstention: if by_windows { None } else { opts.abstention }, ..opts };
         let mut answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &first, &req.filter).await?;
         if by_windows {
-            crate::windows::measure(&live.embedder, &mut answer, &vector, self.windows.as_ref()).await?;
+            // A chunk well within the threshold answers whatever its windows
+            // say (`Abstention::clearly_answers`); `ragpipe eval` measures
+            // every question's windows, to calibrate.
+            let clear = opts.abstention.zip(answer.nearest_distance).is_some_and(|(rule, d)| rule.clearly_answers(d));
+            if !clear {
+                crate::windows::measure(&live.embedder, &mut answer, &vector, self.windows.as_ref()).await?;
+            }
             answer.decide(opts.abstention);
         }
         Ok(SearchResponse::new(&live.index, &req.query, &opts, answer))
