@@ -23,7 +23,9 @@ pub struct SearchResponse {
     pub nearest_distance: Option<f32>,
     /// For a model that abstains by windows, the nearest window's cosine
     /// distance among the nearest chunks: the distance its rule reads in
-    /// place of `nearest_distance` (`ragpipe_search::windows`).
+    /// place of `nearest_distance` (`ragpipe_search::windows`). Absent when
+    /// the nearest chunk is clear enough not to need it
+    /// (`Abstention::clearly_answers`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nearest_window_distance: Option<f32>,
     #[serde(default)]

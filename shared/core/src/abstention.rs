@@ -15,7 +15,8 @@ pub const MAX_CREDIT: f32 = 0.3;
 /// A model that abstains by windows (the nearest window of the nearest
 /// chunks, embedded at query time) skips that step when the nearest chunk
 /// is within this share of the threshold: the answer is clear. Measured
-/// (docs/EVALUATION.md, "Abstention"): a window was never more than 0.09
+/// (docs/EVALUATION.md, "A larger English model", "Abstaining by
+/// windows"): a window was never more than 0.09
 /// farther than its chunk (all-mpnet-base-v2; 0.02 for
 /// multilingual-e5-small), so at 0.8 × the threshold no decision of the
 /// golden sets changes, and about half the searches skip the step.
