@@ -28,17 +28,11 @@ DEBS=(pocketsphinx-testdata asterisk-core-sounds-en-wav asterisk-core-sounds-es-
 PS_DATA=/usr/share/pocketsphinx/test/data
 SOUNDS=/usr/share/asterisk/sounds
 
-log() { printf 'asr-data: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+TOOL=asr-data
+# shellcheck source=lib/provision.sh
+source "$ROOT/scripts/lib/provision.sh"
 
-FORCE=0
-for arg in "$@"; do
-  case "$arg" in
-    --force) FORCE=1 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
-    *) die "unknown argument: $arg" ;;
-  esac
-done
+force_args "$@"
 
 mkdir -p "$DATA"
 exec 7>"$DATA/.lock"

@@ -40,14 +40,7 @@ TOOL=provision-asr
 # shellcheck source=lib/provision.sh
 source "$SCRIPTS/lib/provision.sh"
 
-FORCE=0
-for arg in "$@"; do
-  case "$arg" in
-    --force) FORCE=1 ;;
-    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
-    *) die "unknown argument: $arg" ;;
-  esac
-done
+force_args "$@"
 
 # The whole cache's lock (fd 9), so a standalone run and provision-model.sh
 # (which rebuilds the venv) never overlap. Under provision-model.sh, which

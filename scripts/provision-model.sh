@@ -66,14 +66,7 @@ TOOL=provision-model
 # shellcheck source=lib/provision.sh
 source "$SCRIPTS/lib/provision.sh"
 
-FORCE=0
-for arg in "$@"; do
-  case "$arg" in
-    --force) FORCE=1 ;;
-    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
-    *) die "unknown argument: $arg" ;;
-  esac
-done
+force_args "$@"
 
 print_result() {
   # Speech recognition (Whisper) rides on the same venv; RAGPIPE_ASR=off skips it.

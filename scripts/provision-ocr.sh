@@ -38,14 +38,7 @@ TOOL=provision-ocr
 # shellcheck source=lib/provision.sh
 source "$SCRIPTS/lib/provision.sh"
 
-FORCE=0
-for arg in "$@"; do
-  case "$arg" in
-    --force) FORCE=1 ;;
-    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
-    *) die "unknown argument: $arg" ;;
-  esac
-done
+force_args "$@"
 
 lock_cache
 RECIPE="$(recipe_of "$SCRIPTS/provision-ocr.sh")"

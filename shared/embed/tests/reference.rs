@@ -20,19 +20,9 @@ fn embedder(variant: ModelVariant, batch: usize) -> OnnxEmbedder {
 #[test]
 fn fp32_matches_sentence_transformers_within_1e_5() {
     let reference = reference();
-    let texts = reference.texts();
     // Batched (padded to the longest) and one-by-one must both match.
     for batch in [1, 32] {
-        let model = embedder(ModelVariant::Fp32, batch);
-        assert_eq!((model.dims(), model.window()), (reference.dims, reference.window));
-        let out = model.embed(&texts).unwrap();
-        let expected_truncations = reference.items.iter().filter(|i| i.truncated).count();
-        assert_eq!(out.truncated, expected_truncations, "over-window texts are counted, not hidden");
-        for (i, item) in reference.items.iter().enumerate() {
-            assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
-            let diff = max_abs_diff(&out.vectors[i], &item.embedding);
-            assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
-        }
+        reference.assert_reproduced_by(&embedder(ModelVariant::Fp32, batch), batch);
     }
 }
 

@@ -1,6 +1,7 @@
 //! The reference files the embedder tests compare with: vectors made by
 //! sentence-transformers itself for the same ten texts, one file per model.
 
+use ragpipe_embed::{Embedder, OnnxEmbedder};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -33,6 +34,22 @@ impl Reference {
 
     pub fn texts(&self) -> Vec<&str> {
         self.items.iter().map(|i| i.text.as_str()).collect()
+    }
+
+    /// `model` has the reference's width and window, counts the texts cut
+    /// to the window, gives every text the reference's word-piece count and
+    /// reproduces every vector to 1e-5 per component (`batch`: for the
+    /// message).
+    pub fn assert_reproduced_by(&self, model: &OnnxEmbedder, batch: usize) {
+        assert_eq!((model.dims(), model.window()), (self.dims, self.window));
+        let out = model.embed(&self.texts()).unwrap();
+        let expected_truncations = self.items.iter().filter(|i| i.truncated).count();
+        assert_eq!(out.truncated, expected_truncations, "over-window texts are counted, not hidden");
+        for (i, item) in self.items.iter().enumerate() {
+            assert_eq!(out.tokens[i], item.wordpieces_with_special, "token count of item {i}");
+            let diff = max_abs_diff(&out.vectors[i], &item.embedding);
+            assert!(diff < 1e-5, "item {i} (batch {batch}) differs by {diff}");
+        }
     }
 }
 
