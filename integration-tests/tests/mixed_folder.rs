@@ -184,7 +184,11 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     for file in &word {
         check_word_chunks(&run, file);
     }
-    let (_, found) = run.run(&["search", "what does remote work require", "--json"]);
+    // Which document ranks first, not whether it clears the abstention
+    // threshold: the policy is in two files (docx and odt), so its margin
+    // over the next document is 0, and its distance (0.49-0.52) moves with
+    // the CPU's int8 kernel (docs/BENCHMARKS.md, "int8 on a CPU without VNNI").
+    let (_, found) = run.run(&["search", "what does remote work require", "--json", "--no-threshold"]);
     let first = found["hits"][0]["document"].as_str().unwrap_or_default();
     assert!(first.ends_with("policy.docx") || first.ends_with("policy.odt"), "{found}");
 }

@@ -47,12 +47,19 @@ fn mpnet_int8_stays_close_and_is_sealed_apart() {
     let texts = reference.texts();
     let model = embedder(ModelVariant::Int8, 16);
     assert_eq!(model.model(), "all-mpnet-base-v2-int8");
+    // One text a call, as ingest (model.batch_size = 1) and every search
+    // embed: 0.978 at worst (scripts/check_model.py, 7-bit weights).
+    for (text, item) in texts.iter().zip(&reference.items) {
+        let one = model.embed(&[*text]).unwrap();
+        let cosine = cosine(&one.vectors[0], &item.embedding);
+        assert!(cosine > 0.975, "int8 cosine {cosine} for {:?}", item.text);
+    }
     // One padded batch: dynamic int8 scales each activation over the whole
-    // batch, so this sits a little under one-by-one (0.979 at worst there,
-    // scripts/check_model.py); MiniLM's int8 test holds the same 0.97.
+    // batch, so a short text among long ones sits lower (0.958 for
+    // "ERR_CONN_REFUSED" with 7-bit weights on an AVX2 CPU).
     let out = model.embed(&texts).unwrap();
     for (v, item) in out.vectors.iter().zip(&reference.items) {
         let cosine = cosine(v, &item.embedding);
-        assert!(cosine > 0.97, "int8 cosine {cosine} for {:?}", item.text);
+        assert!(cosine > 0.95, "int8 cosine {cosine} in a batch for {:?}", item.text);
     }
 }
