@@ -8,7 +8,6 @@ use ragpipe_config::Config;
 use ragpipe_embed::Embedder;
 use ragpipe_queue::{Handler, Queue};
 use ragpipe_state::StateStore;
-use ragpipe_vectors::Bm25;
 use ragpipe_worker::{Role, Stop};
 use std::future::Future;
 use std::sync::Arc;
@@ -26,7 +25,7 @@ pub struct Ports {
 
 impl EmbedStage {
     pub fn new(ports: Ports) -> Self {
-        EmbedStage { state: ports.state, targets: ports.targets, embedder: ports.embedder, bm25: Arc::new(Bm25::new()) }
+        EmbedStage { state: ports.state, targets: ports.targets, embedder: ports.embedder, analyses: Arc::default() }
     }
 }
 

@@ -6,7 +6,8 @@ use ragpipe_embed::Embedder;
 use ragpipe_queue::{Delivery, Handler, Outcome, Topic};
 use ragpipe_state::{BatchStats, Completion, StateStore};
 use ragpipe_telemetry::metrics::metrics;
-use ragpipe_vectors::{Bm25, ChunkPayload, Point};
+use ragpipe_vectors::bm25::Analyses;
+use ragpipe_vectors::{ChunkPayload, Point};
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -17,7 +18,8 @@ pub struct EmbedStage {
     /// The collection batches go to: the registry's write target.
     pub targets: Arc<Targets>,
     pub embedder: Arc<dyn Embedder>,
-    pub bm25: Arc<Bm25>,
+    /// BM25 analyses, by the target index's pipeline version.
+    pub analyses: Arc<Analyses>,
 }
 
 /// How an embed or delete job ended.
@@ -106,6 +108,11 @@ impl EmbedStage {
                 self.embedder.model()
             ));
         }
+        let bm25 = match self.analyses.for_pipeline(&target.spec.pipeline_version) {
+            Ok(bm25) => bm25,
+            // An index a newer ragpipe made: a worker of that build must take it.
+            Err(e) => return EmbedOutcome::Retry(format!("index {}: {e}", target.name)),
+        };
         let started = Instant::now();
         let texts: Vec<String> = job.chunks.iter().map(|c| c.text.clone()).collect();
         let embedder = Arc::clone(&self.embedder);
@@ -129,7 +136,7 @@ impl EmbedStage {
             .map(|(c, dense)| Point {
                 id: point_id(id, job.generation, c.index),
                 dense,
-                sparse: self.bm25.document(&c.text),
+                sparse: bm25.document(&c.text),
                 payload: ChunkPayload {
                     document_id: id.to_string(),
                     generation: job.generation,

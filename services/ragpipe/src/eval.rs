@@ -54,7 +54,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         tokio::task::spawn_blocking(move || e.embed_queries(&owned.iter().map(String::as_str).collect::<Vec<_>>()))
             .await??
             .vectors;
-    let bm25 = Bm25::new();
+    let bm25 = Bm25::for_pipeline(&index.pipeline_version).map_err(|e| anyhow::anyhow!("index {}: {e}", index.name))?;
     let store: &dyn VectorStore = vectors.as_ref();
     // A model that abstains by windows is measured as its searches are.
     let windowed: std::sync::Arc<dyn Embedder> = embedder.clone();

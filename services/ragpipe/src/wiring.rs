@@ -140,8 +140,17 @@ pub fn configured_collection(config: &Config) -> anyhow::Result<CollectionSpec> 
     Ok(CollectionSpec {
         model: files.recorded_name(),
         dims: files.spec.dims,
-        pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
+        pipeline_version: pipeline_version(config)?,
     })
+}
+
+/// This build's pipeline version with the configured lexical analysis
+/// (`1`, or `1+bm25-spanish`): what a new index's points are made by.
+pub fn pipeline_version(config: &Config) -> anyhow::Result<String> {
+    let language = &config.lexical.language;
+    // Refused at start, not at the first document.
+    ragpipe_vectors::Bm25::for_language(language).map_err(|e| anyhow::anyhow!("lexical.language: {e}"))?;
+    Ok(ragpipe_vectors::bm25::pipeline_version(ragpipe_core::PIPELINE_VERSION, language))
 }
 
 /// What a registry with no index yet records as live: the configured
@@ -271,7 +280,7 @@ pub fn current(config: &Config) -> Current {
         .unwrap_or_else(|_| variant(config).recorded_name(&config.model.name));
     Current {
         model,
-        pipeline_version: ragpipe_core::PIPELINE_VERSION.to_string(),
+        pipeline_version: pipeline_version(config).unwrap_or_else(|_| ragpipe_core::PIPELINE_VERSION.to_string()),
         extractor_version: extractor_version(config),
     }
 }

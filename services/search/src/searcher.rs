@@ -89,13 +89,14 @@ struct Live {
     index: IndexRecord,
     store: Arc<dyn VectorStore>,
     embedder: Arc<dyn Embedder>,
+    /// The index's own BM25 analysis (its pipeline version's language).
+    bm25: Arc<Bm25>,
     checked: Instant,
 }
 
 pub struct Searcher {
     ports: Ports,
     options: Options,
-    bm25: Bm25,
     live: RwLock<Option<Arc<Live>>>,
     cache: Option<QueryCache>,
     /// Window vectors of chunks, for a model that abstains by windows.
@@ -107,7 +108,7 @@ impl Searcher {
         let cache = NonZeroUsize::new(options.cache_entries).map(|n| Mutex::new(LruCache::new(n)));
         // A quarter as many chunks as questions: a chunk keeps ~6 vectors.
         let windows = WindowCache::new(options.cache_entries / 4);
-        Searcher { ports, options, bm25: Bm25::new(), live: RwLock::new(None), cache, windows }
+        Searcher { ports, options, live: RwLock::new(None), cache, windows }
     }
 
     /// Runs one search on the live index.
@@ -134,7 +135,7 @@ impl Searcher {
         // measured (a fixed threshold is the chunk distance alone).
         let by_windows = self.options.threshold == Threshold::OfModel && live.embedder.abstain_window_words().is_some();
         let first = SearchOptions { abstention: if by_windows { None } else { opts.abstention }, ..opts };
-        let mut answer = retrieval::search_in(store, &self.bm25, &vector, &req.query, &first, &req.filter).await?;
+        let mut answer = retrieval::search_in(store, &live.bm25, &vector, &req.query, &first, &req.filter).await?;
         if by_windows {
             // A chunk well within the threshold answers whatever its windows
             // say (`Abstention::clearly_answers`); `ragpipe eval` measures
@@ -166,7 +167,13 @@ impl Searcher {
         }
         let index = live_index(self.ports.state.as_ref(), &self.ports.first).await?;
         let live = match slot.as_ref().filter(|l| l.index.name == index.name && l.index.model == index.model) {
-            Some(l) => Live { index, store: l.store.clone(), embedder: l.embedder.clone(), checked: Instant::now() },
+            Some(l) => Live {
+                index,
+                store: l.store.clone(),
+                embedder: l.embedder.clone(),
+                bm25: l.bm25.clone(),
+                checked: Instant::now(),
+            },
             None => {
                 // Close the old collection first: an embedded one admits one owner.
                 *slot = None;
@@ -197,8 +204,10 @@ impl Searcher {
                 None => self.ports.collections.create(&index.name, &spec).await?,
             };
             let embedder = (self.ports.embedder_for)(index.clone()).await.map_err(SearchError::Model)?;
+            let bm25 = Bm25::for_pipeline(&index.pipeline_version)
+                .map_err(|e| SearchError::Unavailable(format!("index {}: {e}", index.name)))?;
             tracing::info!(index = %index.name, model = %index.model, "searching the live index");
-            return Ok(Live { index, store, embedder, checked: Instant::now() });
+            return Ok(Live { index, store, embedder, bm25: Arc::new(bm25), checked: Instant::now() });
         }
         Err(SearchError::Unavailable("the live index kept changing while it was being opened".into()))
     }

@@ -4,10 +4,12 @@
 //! silently fall back to its default.
 
 mod asr;
+mod lexical;
 mod ocr;
 mod search;
 
 pub use asr::AsrConfig;
+pub use lexical::LexicalConfig;
 pub use ocr::OcrConfig;
 pub use ragpipe_core::{ChunkConfig, TableRows};
 pub use search::SearchConfig;
@@ -22,6 +24,7 @@ pub struct Config {
     pub model: ModelConfig,
     pub chunking: ChunkConfig,
     pub search: SearchConfig,
+    pub lexical: LexicalConfig,
     pub limits: LimitsConfig,
     pub asr: AsrConfig,
     pub ocr: OcrConfig,
@@ -196,6 +199,7 @@ impl Default for Config {
             model: ModelConfig::default(),
             chunking: ChunkConfig::default(),
             search: SearchConfig::default(),
+            lexical: LexicalConfig::default(),
             limits: LimitsConfig::default(),
             asr: AsrConfig::default(),
             ocr: OcrConfig::default(),
@@ -301,6 +305,9 @@ impl Config {
         }
         if let Some(v) = get("RAGPIPE_MODEL_NAME") {
             self.model.name = v;
+        }
+        if let Some(v) = get("RAGPIPE_LEXICAL_LANGUAGE") {
+            self.lexical.language = v;
         }
         if let Some(v) = get("RAGPIPE_MODEL_VARIANT") {
             self.model.variant = v;
@@ -425,6 +432,7 @@ impl Config {
             return bad(format!("limits.max_duration_secs must be positive, not {}", l.max_duration_secs));
         }
         self.search.validate().map_err(ConfigError::Invalid)?;
+        self.lexical.validate().map_err(ConfigError::Invalid)?;
         self.asr.validate().map_err(ConfigError::Invalid)?;
         self.ocr.validate().map_err(ConfigError::Invalid)
     }

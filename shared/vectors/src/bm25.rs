@@ -3,7 +3,9 @@
 //! at query time, so scores follow the corpus as it changes. Term ids are
 //! murmur3 hashes compatible with Qdrant's server-side BM25.
 
-use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
+use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config, EdgeBm25Error};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// A sparse vector: sorted unique term ids and their weights.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -18,7 +20,26 @@ impl SparseVec {
     }
 }
 
-/// English BM25 with stop words and Snowball stemming.
+/// The analysis of an index whose pipeline version names none.
+pub const DEFAULT_LANGUAGE: &str = "english";
+
+/// How a pipeline version names its lexical analysis: `1+bm25-spanish`.
+const TAG: &str = "+bm25-";
+
+/// `base` (the pipeline's own version) with the lexical analysis of
+/// `language`: unchanged for English, so indexes made before the setting
+/// existed keep their names and their documents stay current.
+pub fn pipeline_version(base: &str, language: &str) -> String {
+    if language == DEFAULT_LANGUAGE { base.to_string() } else { format!("{base}{TAG}{language}") }
+}
+
+/// The language the points of an index of `pipeline_version` were analysed in.
+pub fn language_of(pipeline_version: &str) -> &str {
+    pipeline_version.split_once(TAG).map_or(DEFAULT_LANGUAGE, |(_, language)| language)
+}
+
+/// BM25 with one language's stop words and Snowball stemmer (English unless
+/// an index says otherwise).
 pub struct Bm25 {
     inner: EdgeBm25,
 }
@@ -33,6 +54,38 @@ impl Bm25 {
     pub fn new() -> Self {
         let inner = EdgeBm25::new(EdgeBm25Config::default()).expect("the default BM25 config is valid");
         Bm25 { inner }
+    }
+
+    /// The analysis of `language` (`english`, `spanish`, `german`, …: the
+    /// languages Qdrant's BM25 knows). English keeps Qdrant's defaults (its
+    /// stop words dropped, Porter stemmer), as every index before the
+    /// setting had. Other languages get their Snowball stemmer and keep
+    /// their stop words, which IDF already weighs down: on the Spanish set
+    /// dropping them lost (MRR 0.671 → 0.661, docs/EVALUATION.md "Lexical
+    /// analysis per language"). Accents stay: Snowball's suffixes carry
+    /// them (`configuración` and `configurar` meet as `configur` only
+    /// unfolded), and folding measured no better.
+    pub fn for_language(language: &str) -> Result<Self, String> {
+        if language == DEFAULT_LANGUAGE {
+            return Ok(Self::new());
+        }
+        // Built from its JSON form: the stop-word type is not exported.
+        let config: EdgeBm25Config = serde_json::from_value(serde_json::json!({
+            "language": language, "stopwords": {"custom": []},
+        }))
+        .map_err(|e| e.to_string())?;
+        let inner = EdgeBm25::new(config).map_err(|e| match e {
+            EdgeBm25Error::UnsupportedLanguage(l) => {
+                format!("BM25 has no analysis for {l:?} (english, spanish, french, german, italian, portuguese, …)")
+            }
+            other => other.to_string(),
+        })?;
+        Ok(Bm25 { inner })
+    }
+
+    /// The analysis an index of `pipeline_version` was built with.
+    pub fn for_pipeline(pipeline_version: &str) -> Result<Self, String> {
+        Self::for_language(language_of(pipeline_version))
     }
 
     /// The text's terms, with each date, identifier and grouped number once
@@ -50,6 +103,26 @@ impl Bm25 {
     pub fn keys_query(&self, text: &str) -> Option<SparseVec> {
         let keys = crate::keys::key_terms(text, true);
         (!keys.is_empty()).then(|| convert(self.inner.embed_query(&keys.join(" "))))
+    }
+}
+
+/// The analyses of the indexes a process writes to or reads, each built
+/// once: an embedder may fill the live index and a reindex's build in
+/// another language side by side.
+#[derive(Default)]
+pub struct Analyses(Mutex<HashMap<String, Arc<Bm25>>>);
+
+impl Analyses {
+    /// The analysis of an index of `pipeline_version`.
+    pub fn for_pipeline(&self, pipeline_version: &str) -> Result<Arc<Bm25>, String> {
+        let language = language_of(pipeline_version);
+        let mut built = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(bm25) = built.get(language) {
+            return Ok(bm25.clone());
+        }
+        let bm25 = Arc::new(Bm25::for_language(language)?);
+        built.insert(language.to_string(), bm25.clone());
+        Ok(bm25)
     }
 }
 
@@ -87,5 +160,41 @@ mod tests {
         let query = bm25.query("weather in Seattle on January 1st, 2012");
         let shared = |d: &SparseVec| query.indices.iter().filter(|i| d.indices.contains(i)).count();
         assert!(shared(&row) > shared(&other), "the date's term is the row's alone");
+    }
+
+    #[test]
+    fn an_index_of_another_language_says_so_in_its_pipeline_version() {
+        assert_eq!(pipeline_version("1", "english"), "1", "English indexes keep their names");
+        assert_eq!(pipeline_version("1", "spanish"), "1+bm25-spanish");
+        assert_eq!(language_of("1+bm25-spanish"), "spanish");
+        assert_eq!(language_of("1"), "english");
+        assert_eq!(language_of("2-custom"), "english");
+    }
+
+    #[test]
+    fn spanish_is_analysed_in_spanish() {
+        let doc = "La configuración de la red";
+        let query = "configurar redes";
+        let spanish = Bm25::for_language("spanish").unwrap();
+        let english = Bm25::for_pipeline("1").unwrap();
+        let shared = |bm25: &Bm25| {
+            let d = bm25.document(doc);
+            bm25.query(query).indices.iter().filter(|i| d.indices.contains(i)).count()
+        };
+        assert_eq!(shared(&spanish), 2, "configur- and red meet in Spanish");
+        assert_eq!(shared(&english), 0, "English stems leave the Spanish words apart");
+        assert_eq!(spanish.query("de la").indices.len(), 2, "stop words kept: IDF weighs them");
+        let why = Bm25::for_language("klingon").err().unwrap();
+        assert!(why.contains("no analysis for \"klingon\""), "{why}");
+    }
+
+    #[test]
+    fn analyses_are_built_once_per_language() {
+        let analyses = Analyses::default();
+        let a = analyses.for_pipeline("1+bm25-spanish").unwrap();
+        let b = analyses.for_pipeline("2+bm25-spanish").unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &analyses.for_pipeline("1").unwrap()));
+        assert!(analyses.for_pipeline("1+bm25-klingon").is_err());
     }
 }

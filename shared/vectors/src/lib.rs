@@ -6,7 +6,7 @@
 //! [`retrieval`] and works over any adapter. Every adapter passes the suite in
 //! [`conformance`].
 
-mod bm25;
+pub mod bm25;
 mod collections;
 #[cfg(feature = "testsuite")]
 pub mod conformance;
