@@ -41,16 +41,18 @@ printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"
 "$rp" --config "$es/ragpipe.toml" --data-dir "$es" eval --golden eval/golden-es.jsonl --ood eval/ood-es.jsonl \
   --gate --min-recall-at-8 0.74 --min-mrr 0.60 --max-refused 0.065 --max-bluffs 0.075
 # The opt-in larger English model (all-mpnet-base-v2, int8, its own chunk
-# budget 384, fusion weight 0.8 and abstention by windows at 0.59 from its
-# spec; docs/EVALUATION.md "A larger English model"): measured recall@8 0.95,
-# MRR 0.773, 15 of 358 answerable refused (4.2 %), 7 of 50 out-of-domain
-# answered (14 %) with 8-bit weights on a VNNI CPU. Its int8 graph has 7-bit
-# weights since 2026-12-05 (cosine to the reference 0.985 against 0.988).
-# Run only with RAGPIPE_GATE_MPNET=1: its ingest of eval/corpus (1,161
-# chunks) is about 3 minutes on a VNNI CPU but took 920 s on CI's AVX2-only
-# CPU, which pushed CI past its 90 minutes (2026-12-05). Its model tests
-# (shared/embed/tests/mpnet.rs) still run in every CI; run this part by hand
-# whenever its graph, spec or the retrieval code changes.
+# budget 384, fusion weight 0.8 and abstention by windows at 0.60 from its
+# spec; docs/EVALUATION.md "A larger English model"): measured with its 7-bit
+# int8 graph (2026-12-05, AVX2) recall@8 0.95, MRR 0.775, 11 of 358
+# answerable refused (3.1 %), 7 of 50 out-of-domain answered (14 %): about
+# five refusals and one bluff of slack.
+# Run only with RAGPIPE_GATE_MPNET=1: ingest and eval of eval/corpus (1,161
+# chunks, every question's windows embedded by a model 4x e5's compute) take
+# about 15 minutes on an AVX2-only 2-core CPU (5 + 9.5 here; 3 + 3 on a
+# VNNI one), 45 with a build beside them, which is what pushed CI past its 90
+# minutes on 2026-12-05. Its model tests (shared/embed/tests/mpnet.rs) still
+# run in every CI; run this part by hand whenever its graph, its spec or the
+# retrieval code changes.
 if [[ "${RAGPIPE_GATE_MPNET:-0}" != 1 ]]; then
   echo "gate: all-mpnet-base-v2's gate skipped (RAGPIPE_GATE_MPNET=1 runs it)" >&2
   exit 0
@@ -58,4 +60,4 @@ fi
 printf '[model]\nname = "all-mpnet-base-v2"\n' > "$mp/ragpipe.toml"
 "$rp" --config "$mp/ragpipe.toml" --data-dir "$mp" ingest eval/corpus --quiet
 "$rp" --config "$mp/ragpipe.toml" --data-dir "$mp" eval --golden eval/golden.jsonl --ood eval/ood.jsonl \
-  --gate --min-recall-at-8 0.92 --min-mrr 0.75 --max-refused 0.07 --max-bluffs 0.18
+  --gate --min-recall-at-8 0.92 --min-mrr 0.75 --max-refused 0.045 --max-bluffs 0.16
