@@ -6,13 +6,7 @@
 # checks the golden set and runs the retrieval regression gate.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# One build directory for every checkout on this machine (CI's clean clones
-# included), beside the models: the dependencies (qdrant-edge, the AWS SDK,
-# ONNX Runtime's bindings) are most of a cold build's 25+ minutes on 2 cores
-# and are the same in every clone, so only the workspace's own crates build
-# again. Set CARGO_TARGET_DIR to build elsewhere (./target: CARGO_TARGET_DIR=target).
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}/target}"
-echo "test.sh: building in $CARGO_TARGET_DIR" >&2
+echo "test.sh: building in ${CARGO_TARGET_DIR:-target}" >&2
 
 _env=$(scripts/provision-model.sh); eval "$_env"
 # The opt-in larger English model (all-mpnet-base-v2, 404 MB of wheels) for its
