@@ -71,6 +71,11 @@ fn a_language_bm25_cannot_analyse_is_refused_at_start() {
     let out = ragpipe(data.path(), &config, &["ingest", folder.path().to_str().unwrap(), "--quiet"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("lexical.language: BM25 has no analysis for \"klingon\""), "{}", stderr(&out));
+    // What documents are judged stale against (status, documents, the admin
+    // host) is refused the same way, not read as the English pipeline.
+    let out = ragpipe(data.path(), &config, &["status"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("lexical.language: BM25 has no analysis for \"klingon\""), "{}", stderr(&out));
     std::fs::write(&config, "[lexical]\nlanguage = \"Spanish\"\n").unwrap();
     let out = ragpipe(data.path(), &config, &["ingest", folder.path().to_str().unwrap(), "--quiet"]);
     assert!(!out.status.success());

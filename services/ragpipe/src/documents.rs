@@ -12,7 +12,7 @@ use std::process::ExitCode;
 /// the vector store.
 pub async fn run(config: Config, args: DocumentsArgs) -> anyhow::Result<ExitCode> {
     let state = wiring::open_state(&config).await?;
-    let current = ragpipe_admin::current(state.as_ref(), &wiring::current(&config)).await?;
+    let current = ragpipe_admin::current(state.as_ref(), &wiring::current(&config)?).await?;
     let cursor = match (args.after, args.before) {
         (Some(after), _) => Cursor::After(after),
         (None, Some(before)) => Cursor::Before(before),

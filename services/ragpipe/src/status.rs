@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// which adds the broker's queue depths).
 pub async fn run(config: Config, args: StatusArgs) -> anyhow::Result<ExitCode> {
     let state = wiring::open_state(&config).await?;
-    let out = ragpipe_admin::status(state.as_ref(), None, &wiring::current(&config)).await?;
+    let out = ragpipe_admin::status(state.as_ref(), None, &wiring::current(&config)?).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);

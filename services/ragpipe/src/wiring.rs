@@ -267,22 +267,20 @@ pub async fn admin(config: &Config) -> anyhow::Result<Admin> {
         None => None,
     };
     let chunks = Arc::new(OpenPerRequest { config: config.clone(), state: state.clone() });
-    Ok(Admin { state, queue, chunks, current: current(config), token: config.admin.token.clone() })
+    Ok(Admin { state, queue, chunks, current: current(config)?, token: config.admin.token.clone() })
 }
 
 /// The model and pipeline this configuration seals a new index to, and this
 /// build's extractor version (what "stale" is against until the registry
-/// records an index; then its seal is).
-pub fn current(config: &Config) -> Current {
+/// records an index; then its seal is). A `lexical.language` BM25 cannot
+/// analyse is refused here as at every other start.
+pub fn current(config: &Config) -> anyhow::Result<Current> {
+    let pipeline_version = pipeline_version(config)?;
     // Without the model's files here (an admin host), the configured name.
     let model = configured_collection(config)
         .map(|spec| spec.model)
         .unwrap_or_else(|_| variant(config).recorded_name(&config.model.name));
-    Current {
-        model,
-        pipeline_version: pipeline_version(config).unwrap_or_else(|_| ragpipe_core::PIPELINE_VERSION.to_string()),
-        extractor_version: extractor_version(config),
-    }
+    Ok(Current { model, pipeline_version, extractor_version: extractor_version(config) })
 }
 
 /// The extractor version current documents carry, with the configured
