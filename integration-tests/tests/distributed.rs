@@ -256,6 +256,8 @@ async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
     dep.sync();
     let before: BTreeMap<String, DocState> =
         dep.settle(3).await.into_iter().map(|d| (name(&d).to_string(), d)).collect();
+    let old = dep.data.path().join("vectors").join(dep.live_collection());
+    assert!(old.exists(), "{}", old.display());
 
     let out = dep.command(&["reindex", "--pipeline-version", "2", "--json"]).output().unwrap();
     let report: Value = serde_json::from_slice(&out.stdout)
@@ -275,7 +277,6 @@ async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
     }
     dep.stop("embedder", false);
     dep.check_counts(&new, &after).await;
-    let old = dep.data.path().join("vectors").join("chunks_all-minilm-l6-v2_384d_p1");
     assert!(!old.exists(), "the old collection is dropped");
     let out = dep.command(&["search", "causeway floods", "--json", "--no-threshold"]).output().unwrap();
     let found: Value = serde_json::from_slice(&out.stdout)

@@ -1,7 +1,8 @@
 //! `[lexical] language`: the BM25 half of hybrid search analyses an index's
 //! text in one language (its stop words and stemmer), recorded in the
 //! index's pipeline version so documents and questions are always cut the
-//! same way; a change applies to the next reindex, like `model.name`.
+//! same way; a change applies to the next reindex, like `model.name`. Or
+//! `auto`: each document in the language detected in it.
 
 use ragpipe_integration_tests::ragpipe_bin;
 use std::path::Path;
@@ -43,7 +44,7 @@ fn a_spanish_index_is_analysed_in_spanish_until_a_reindex_says_otherwise() {
 
     // Back to English: the live index keeps its analysis, and searches read
     // it, until a reindex builds the English one.
-    std::fs::write(&config, "").unwrap();
+    std::fs::write(&config, "[lexical]\nlanguage = \"english\"\n").unwrap();
     let status = ragpipe(data.path(), &config, &["status"]);
     let said = String::from_utf8_lossy(&status.stdout);
     assert!(said.contains("live index: chunks_all-minilm-l6-v2-int8_384d_p1-bm25-spanish"), "{said}");
@@ -53,6 +54,29 @@ fn a_spanish_index_is_analysed_in_spanish_until_a_reindex_says_otherwise() {
     let json = search(data.path(), &config, asked);
     assert_eq!(json["index"]["pipeline_version"], "1", "{json}");
     assert_eq!(at_in_first_three(&json)["pipeline_version"], "1", "{json}");
+}
+
+#[test]
+fn by_default_each_document_is_analysed_in_its_own_language() {
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let eval = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval");
+    std::fs::copy(eval.join("corpus-es/man-at.1.txt"), folder.path().join("man-at.1.txt")).unwrap();
+    std::fs::copy(eval.join("corpus/gzip.1.txt"), folder.path().join("gzip.1.txt")).unwrap();
+    // The default: no [lexical] section.
+    let config = data.path().join("ragpipe.toml");
+    std::fs::write(&config, "").unwrap();
+    let out = ragpipe(data.path(), &config, &["ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let json = search(data.path(), &config, "¿Qué ficheros deciden qué usuarios pueden utilizar at?");
+    assert_eq!(json["index"]["pipeline_version"], "1+bm25-auto", "{json}");
+    assert!(json["index"]["name"].as_str().unwrap().ends_with("_p1-bm25-auto"), "{json}");
+    let hit = at_in_first_three(&json);
+    assert_eq!(hit["language"], "spanish", "the Spanish manual page is analysed in Spanish: {json}");
+    let json = search(data.path(), &config, "which compression level is the fastest");
+    let hits = json["hits"].as_array().unwrap();
+    let gzip = hits.iter().find(|h| h["document"].as_str().unwrap().ends_with("gzip.1.txt")).unwrap();
+    assert_eq!(gzip["language"], "english", "the English one as an English index would: {json}");
 }
 
 /// at(1)'s hit among the first three (chmod(1) speaks of users as often).

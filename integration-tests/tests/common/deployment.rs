@@ -305,10 +305,11 @@ impl Deployment {
     }
 
     /// The collection of the first index (the default model and variant,
-    /// this build's pipeline version).
+    /// this build's pipeline version with the default lexical analysis).
     pub fn live_collection(&self) -> String {
         let model = ModelVariant::default().recorded_name(DEFAULT_MODEL);
-        CollectionSpec { model, dims: 384, pipeline_version: PIPELINE_VERSION.into() }.name()
+        let pipeline_version = ragpipe_vectors::bm25::pipeline_version(PIPELINE_VERSION, ragpipe_vectors::bm25::AUTO);
+        CollectionSpec { model, dims: 384, pipeline_version }.name()
     }
 
     /// Every indexed document's count in state equals its points in the

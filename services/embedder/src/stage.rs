@@ -113,6 +113,9 @@ impl EmbedStage {
             // An index a newer ragpipe made: a worker of that build must take it.
             Err(e) => return EmbedOutcome::Retry(format!("index {}: {e}", target.name)),
         };
+        // Auto: the language of this batch of the document's chunks.
+        let contents: Vec<&str> = job.chunks.iter().map(|c| c.content.as_str()).collect();
+        let analysis = bm25.for_documents(&contents);
         let started = Instant::now();
         let texts: Vec<String> = job.chunks.iter().map(|c| c.text.clone()).collect();
         let embedder = Arc::clone(&self.embedder);
@@ -136,7 +139,7 @@ impl EmbedStage {
             .map(|(c, dense)| Point {
                 id: point_id(id, job.generation, c.index),
                 dense,
-                sparse: bm25.document(&c.text),
+                sparse: analysis.document(&c.text),
                 payload: ChunkPayload {
                     document_id: id.to_string(),
                     generation: job.generation,
@@ -151,6 +154,7 @@ impl EmbedStage {
                     tokens: c.tokens,
                     model: self.embedder.model().into(),
                     pipeline_version: target.spec.pipeline_version.clone(),
+                    language: analysis.language().into(),
                 },
             })
             .collect();

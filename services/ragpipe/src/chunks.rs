@@ -20,7 +20,7 @@ pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
             .map(|c| {
                 serde_json::json!({
                     "index": c.chunk_index, "locator": c.locator, "section": c.section,
-                    "tokens": c.tokens, "text": c.text, "content": c.content,
+                    "tokens": c.tokens, "language": c.language, "text": c.text, "content": c.content,
                 })
             })
             .collect();
@@ -28,7 +28,8 @@ pub async fn run(config: Config, args: ChunksArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for c in &chunks {
-        println!("── chunk {} {} ({} tokens) ──", c.chunk_index, c.locator, c.tokens);
+        let language = if c.language.is_empty() { String::new() } else { format!(", {}", c.language) };
+        println!("── chunk {} {} ({} tokens{language}) ──", c.chunk_index, c.locator, c.tokens);
         println!("text:\n{}\n", c.text);
         println!("content:\n{}\n", c.content);
     }

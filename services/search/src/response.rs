@@ -53,6 +53,11 @@ pub struct HitOut {
     pub score: f32,
     /// The pipeline version the chunk was written by.
     pub pipeline_version: String,
+    /// The language BM25 analysed the chunk in (with `[lexical] language =
+    /// "auto"`, the one detected in its document); absent for chunks
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub language: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -95,6 +100,7 @@ impl SearchResponse {
                     distance: h.distance,
                     score: h.score,
                     pipeline_version: h.payload.pipeline_version,
+                    language: h.payload.language,
                 })
                 .collect(),
         }

@@ -7,8 +7,11 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LexicalConfig {
-    /// The language BM25 analyses an index's text in: its stop words and
-    /// Snowball stemmer (`english`, the default, or `spanish`, `german`,
+    /// The language BM25 analyses an index's text in: `auto`, the default,
+    /// reads each document (each batch of its chunks) in the stemmed
+    /// language detected in it, English where none is sure, and a question
+    /// in English and in its own language; or one language for everything,
+    /// its stop words and Snowball stemmer (`english`, `spanish`, `german`,
     /// `french`, `portuguese`, `italian`, … — the languages Qdrant's BM25
     /// knows). Like `model.name`, it applies to a new index and to the
     /// next `ragpipe reindex`; an existing index keeps what it was built
@@ -18,7 +21,7 @@ pub struct LexicalConfig {
 
 impl Default for LexicalConfig {
     fn default() -> Self {
-        LexicalConfig { language: "english".into() }
+        LexicalConfig { language: "auto".into() }
     }
 }
 

@@ -38,10 +38,17 @@ pub fn language_of(pipeline_version: &str) -> &str {
     pipeline_version.split_once(TAG).map_or(DEFAULT_LANGUAGE, |(_, language)| language)
 }
 
+/// The analysis that detects each document's language and a question's.
+pub const AUTO: &str = "auto";
+
 /// BM25 with one language's stop words and Snowball stemmer (English unless
-/// an index says otherwise).
+/// an index says otherwise), or, for [`AUTO`], each document's own.
 pub struct Bm25 {
-    inner: EdgeBm25,
+    /// The analysis of every text, or (auto) of text in no detected
+    /// stemmed language, and always of a question.
+    base: Analysis,
+    /// Auto: the analyses of the languages met so far, by name.
+    detected: Option<Mutex<HashMap<&'static str, Analysis>>>,
 }
 
 impl Default for Bm25 {
@@ -53,34 +60,29 @@ impl Default for Bm25 {
 impl Bm25 {
     pub fn new() -> Self {
         let inner = EdgeBm25::new(EdgeBm25Config::default()).expect("the default BM25 config is valid");
-        Bm25 { inner }
+        Bm25 { base: Analysis { inner: Arc::new(inner), language: DEFAULT_LANGUAGE.into() }, detected: None }
     }
 
     /// The analysis of `language` (`english`, `spanish`, `german`, …: the
-    /// languages Qdrant's BM25 knows). English keeps Qdrant's defaults (its
-    /// stop words dropped, Porter stemmer), as every index before the
-    /// setting had. Other languages get their Snowball stemmer and keep
-    /// their stop words, which IDF already weighs down: on the Spanish set
-    /// dropping them lost (MRR 0.671 → 0.661, docs/EVALUATION.md "Lexical
-    /// analysis per language"). Accents stay: Snowball's suffixes carry
-    /// them (`configuración` and `configurar` meet as `configur` only
-    /// unfolded), and folding measured no better.
+    /// languages Qdrant's BM25 knows), or [`AUTO`]. English keeps Qdrant's
+    /// defaults (its stop words dropped, Porter stemmer), as every index
+    /// before the setting had. Other languages get their Snowball stemmer
+    /// and keep their stop words, which IDF already weighs down: on the
+    /// Spanish set dropping them lost (MRR 0.671 → 0.661,
+    /// docs/EVALUATION.md "Lexical analysis per language"). Accents stay:
+    /// Snowball's suffixes carry them (`configuración` and `configurar`
+    /// meet as `configur` only unfolded), and folding measured no better.
+    ///
+    /// Auto analyses a document in the language detected in it (English
+    /// when none is sure or BM25 does not stem it), and a question both in
+    /// English and in the stemmed language it most likely is, so that it
+    /// meets each document in that document's own terms.
     pub fn for_language(language: &str) -> Result<Self, String> {
-        if language == DEFAULT_LANGUAGE {
-            return Ok(Self::new());
+        match language {
+            DEFAULT_LANGUAGE => Ok(Self::new()),
+            AUTO => Ok(Bm25 { detected: Some(Mutex::default()), ..Self::new() }),
+            _ => Ok(Bm25 { base: Analysis::of(language)?, detected: None }),
         }
-        // Built from its JSON form: the stop-word type is not exported.
-        let config: EdgeBm25Config = serde_json::from_value(serde_json::json!({
-            "language": language, "stopwords": {"custom": []},
-        }))
-        .map_err(|e| e.to_string())?;
-        let inner = EdgeBm25::new(config).map_err(|e| match e {
-            EdgeBm25Error::UnsupportedLanguage(l) => {
-                format!("BM25 has no analysis for {l:?} (english, spanish, french, german, italian, portuguese, …)")
-            }
-            other => other.to_string(),
-        })?;
-        Ok(Bm25 { inner })
     }
 
     /// The analysis an index of `pipeline_version` was built with.
@@ -88,22 +90,106 @@ impl Bm25 {
         Self::for_language(language_of(pipeline_version))
     }
 
+    /// The analysis for a document whose text (or a batch of its chunks)
+    /// is `texts`: the index's language, or, auto, the one detected in them.
+    pub fn for_documents(&self, texts: &[&str]) -> Analysis {
+        if self.detected.is_none() {
+            return self.base.clone();
+        }
+        crate::language::of_texts(texts).map_or_else(|| self.base.clone(), |language| self.detected(language))
+    }
+
     /// The text's terms, with each date, identifier and grouped number once
     /// more as one normalised term ([`crate::keys`]).
     pub fn document(&self, text: &str) -> SparseVec {
-        convert(self.inner.embed_document(&with_keys(text, false)))
+        self.for_documents(&[text]).document(text)
     }
 
     pub fn query(&self, text: &str) -> SparseVec {
-        convert(self.inner.embed_query(&with_keys(text, true)))
+        let with = with_keys(text, true);
+        self.for_query(text, |a| a.query(&with))
     }
 
     /// The query's key terms alone (dates, identifiers, grouped numbers),
     /// or `None` when it names none.
     pub fn keys_query(&self, text: &str) -> Option<SparseVec> {
         let keys = crate::keys::key_terms(text, true);
-        (!keys.is_empty()).then(|| convert(self.inner.embed_query(&keys.join(" "))))
+        (!keys.is_empty()).then(|| self.for_query(text, |a| a.query(&keys.join(" "))))
     }
+
+    /// `terms` of the question by the base analysis, and, auto, by the
+    /// question's own language's as well.
+    fn for_query(&self, question: &str, terms: impl Fn(&Analysis) -> SparseVec) -> SparseVec {
+        let base = terms(&self.base);
+        if self.detected.is_none() {
+            return base;
+        }
+        match crate::language::of_query(question) {
+            Some(language) if language != DEFAULT_LANGUAGE => union(base, terms(&self.detected(language))),
+            _ => base,
+        }
+    }
+
+    /// Auto: the analysis of `language`, built the first time it is met.
+    fn detected(&self, language: &'static str) -> Analysis {
+        let Some(detected) = &self.detected else { return self.base.clone() };
+        if language == DEFAULT_LANGUAGE {
+            return self.base.clone();
+        }
+        let mut built = detected.lock().unwrap_or_else(|p| p.into_inner());
+        built
+            .entry(language)
+            .or_insert_with(|| Analysis::of(language).expect("every detected language has an analysis"))
+            .clone()
+    }
+}
+
+/// One language's analysis.
+#[derive(Clone)]
+pub struct Analysis {
+    inner: Arc<EdgeBm25>,
+    language: Arc<str>,
+}
+
+impl Analysis {
+    /// Snowball stemmer, stop words kept (see [`Bm25::for_language`]).
+    fn of(language: &str) -> Result<Self, String> {
+        // Built from its JSON form: the stop-word type is not exported.
+        let config: EdgeBm25Config = serde_json::from_value(serde_json::json!({
+            "language": language, "stopwords": {"custom": []},
+        }))
+        .map_err(|e| e.to_string())?;
+        let inner = EdgeBm25::new(config).map_err(|e| match e {
+            EdgeBm25Error::UnsupportedLanguage(l) => format!(
+                "BM25 has no analysis for {l:?} (english, spanish, french, german, italian, portuguese, …, or auto)"
+            ),
+            other => other.to_string(),
+        })?;
+        Ok(Analysis { inner: Arc::new(inner), language: language.into() })
+    }
+
+    /// The language's name, as the config and a point's payload write it.
+    pub fn language(&self) -> &str {
+        &self.language
+    }
+
+    /// The text's terms, keys included (see [`Bm25::document`]).
+    pub fn document(&self, text: &str) -> SparseVec {
+        convert(self.inner.embed_document(&with_keys(text, false)))
+    }
+
+    fn query(&self, text: &str) -> SparseVec {
+        convert(self.inner.embed_query(text))
+    }
+}
+
+/// Both queries' terms, each once (a query weighs every term 1).
+fn union(a: SparseVec, b: SparseVec) -> SparseVec {
+    let mut terms: Vec<(u32, f32)> =
+        a.indices.into_iter().zip(a.values).chain(b.indices.into_iter().zip(b.values)).collect();
+    terms.sort_by_key(|(i, _)| *i);
+    terms.dedup_by_key(|(i, _)| *i);
+    SparseVec { indices: terms.iter().map(|(i, _)| *i).collect(), values: terms.iter().map(|(_, v)| *v).collect() }
 }
 
 /// The analyses of the indexes a process writes to or reads, each built
@@ -186,6 +272,37 @@ mod tests {
         assert_eq!(spanish.query("de la").indices.len(), 2, "stop words kept: IDF weighs them");
         let why = Bm25::for_language("klingon").err().unwrap();
         assert!(why.contains("no analysis for \"klingon\""), "{why}");
+    }
+
+    #[test]
+    fn auto_analyses_each_document_in_its_own_language() {
+        let auto = Bm25::for_language(AUTO).unwrap();
+        assert_eq!(pipeline_version("1", AUTO), "1+bm25-auto");
+        let es = "La configuración de la red se guarda en el fichero de interfaces; después de \
+                  cambiarla hay que reiniciar el servicio de red para que se aplique.";
+        let en = "The network configuration is kept in the interfaces file; after changing it the \
+                  networking service must be restarted for it to apply.";
+        let shared =
+            |doc: &SparseVec, query: &str| auto.query(query).indices.iter().filter(|i| doc.indices.contains(i)).count();
+        // Spanish stems meet across word forms; the English page is
+        // analysed exactly as an English index analyses it.
+        let es_doc = auto.document(es);
+        assert!(shared(&es_doc, "¿cómo configurar las redes?") >= 2, "configur- and red meet in Spanish");
+        assert_eq!(auto.document(en), Bm25::new().document(en), "English text keeps the default analysis");
+        let asked = "How do I change the network configuration so that it survives a reboot of the server?";
+        assert_eq!(auto.query(asked), Bm25::new().query(asked), "an English question as an English index reads it");
+        let en_doc = auto.document(en);
+        assert!(shared(&en_doc, "configuring the network") >= 2);
+        let fixed = Bm25::for_language("spanish").unwrap();
+        assert_eq!(fixed.for_documents(&[en]).document(en), fixed.document(en), "a fixed language detects nothing");
+        assert_ne!(fixed.document(en), en_doc);
+    }
+
+    #[test]
+    fn every_detectable_language_has_an_analysis() {
+        for language in crate::language::STEMMED.iter().map(|(_, name)| *name) {
+            assert!(Analysis::of(language).is_ok(), "{language}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod collections;
 pub mod conformance;
 mod edge;
 pub mod keys;
+pub mod language;
 mod payload;
 mod qdrant;
 pub mod retrieval;

@@ -23,6 +23,11 @@ pub struct ChunkPayload {
     pub tokens: u32,
     pub model: String,
     pub pipeline_version: String,
+    /// The language BM25 analysed the chunk in (its index's, or, with
+    /// `[lexical] language = "auto"`, the one detected in its document).
+    /// Empty in points written before it was recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub language: String,
 }
 
 impl ChunkPayload {

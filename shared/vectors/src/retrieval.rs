@@ -354,6 +354,7 @@ mod tests {
             tokens: 0,
             model: String::new(),
             pipeline_version: String::new(),
+            language: String::new(),
         };
         Scored { id: uuid::Uuid::from_u128(n), score: 0.0, payload }
     }

@@ -49,6 +49,7 @@ mod tests {
             tokens: 1,
             model: "m".into(),
             pipeline_version: "1".into(),
+            language: "english".into(),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::cli::{BenchIngestArgs, IngestArgs};
 use crate::wiring;
 use ragpipe_chunking::chunk_document;
 use ragpipe_config::Config;
-use ragpipe_core::{Chunk, PIPELINE_VERSION, point_id};
+use ragpipe_core::{Chunk, point_id};
 use ragpipe_embed::Embedder;
 use ragpipe_state::StateStore;
 use ragpipe_vectors::{Bm25, ChunkPayload, EdgeStore, Point, VectorStore};
@@ -85,17 +85,22 @@ async fn stages(
     }
     let embed = t.elapsed();
     let store = EdgeStore::open(&scratch.join("stage-store"), &wiring::configured_collection(config)?)?;
-    let bm25 = Bm25::new();
+    // The configured analysis; with `auto` each chunk's language is
+    // detected alone (ingest detects once per batch of 32), so this stage
+    // errs on the slow side.
+    let pipeline_version = wiring::pipeline_version(config)?;
+    let bm25 = Bm25::for_pipeline(&pipeline_version).map_err(anyhow::Error::msg)?;
     let t = Instant::now();
     let points: Vec<Point> = all
         .iter()
         .zip(vectors)
         .map(|((name, c), dense)| {
             let doc = ragpipe_core::DocumentId::from_uri(name);
+            let analysis = bm25.for_documents(&[c.content.as_str()]);
             Point {
                 id: point_id(&doc, 1, c.index),
                 dense,
-                sparse: bm25.document(&c.text),
+                sparse: analysis.document(&c.text),
                 payload: ChunkPayload {
                     document_id: doc.to_string(),
                     generation: 1,
@@ -109,7 +114,8 @@ async fn stages(
                     text: c.text.clone(),
                     tokens: c.tokens,
                     model: embedder.model().into(),
-                    pipeline_version: PIPELINE_VERSION.into(),
+                    pipeline_version: pipeline_version.clone(),
+                    language: analysis.language().into(),
                 },
             }
         })

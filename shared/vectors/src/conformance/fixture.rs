@@ -61,6 +61,7 @@ pub fn payload(name: &str, generation: i64, chunk_index: u32, content: &str) -> 
         tokens: 7 + chunk_index,
         model: "test-model".into(),
         pipeline_version: "1".into(),
+        language: "english".into(),
     }
 }
 
