@@ -67,6 +67,11 @@ fn by_default_each_document_is_analysed_in_its_own_language() {
     std::fs::write(&config, "").unwrap();
     let out = ragpipe(data.path(), &config, &["ingest", folder.path().to_str().unwrap(), "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    let hint = "spanish documents are being embedded by all-MiniLM-L6-v2-int8, which reads English only";
+    assert_eq!(said.matches(hint).count(), 1, "the English-only model says so, once: {said}");
+    assert!(said.contains("multilingual-e5-small"), "{said}");
+    assert!(!said.contains("english documents are being embedded"), "{said}");
 
     let json = search(data.path(), &config, "¿Qué ficheros deciden qué usuarios pueden utilizar at?");
     assert_eq!(json["index"]["pipeline_version"], "1+bm25-auto", "{json}");

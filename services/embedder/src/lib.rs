@@ -9,6 +9,7 @@
 //! The collection written is the registry's write target (see [`Targets`]):
 //! the index a reindex is building, else the live one.
 
+mod hint;
 mod service;
 mod stage;
 mod target;

@@ -25,7 +25,13 @@ pub struct Ports {
 
 impl EmbedStage {
     pub fn new(ports: Ports) -> Self {
-        EmbedStage { state: ports.state, targets: ports.targets, embedder: ports.embedder, analyses: Arc::default() }
+        EmbedStage {
+            state: ports.state,
+            targets: ports.targets,
+            embedder: ports.embedder,
+            analyses: Arc::default(),
+            hints: Default::default(),
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+use crate::hint::LanguageHints;
 use crate::{Target, Targets};
 use async_trait::async_trait;
 use opentelemetry::KeyValue;
@@ -20,6 +21,8 @@ pub struct EmbedStage {
     pub embedder: Arc<dyn Embedder>,
     /// BM25 analyses, by the target index's pipeline version.
     pub analyses: Arc<Analyses>,
+    /// The languages an English-only model was already told about.
+    pub(crate) hints: LanguageHints,
 }
 
 /// How an embed or delete job ended.
@@ -116,6 +119,7 @@ impl EmbedStage {
         // Auto: the language of this batch of the document's chunks.
         let contents: Vec<&str> = job.chunks.iter().map(|c| c.content.as_str()).collect();
         let analysis = bm25.for_documents(&contents);
+        self.hints.note(self.embedder.model(), analysis.language(), &job.uri);
         let started = Instant::now();
         let texts: Vec<String> = job.chunks.iter().map(|c| c.text.clone()).collect();
         let embedder = Arc::clone(&self.embedder);

@@ -13,7 +13,7 @@ mod pool;
 mod spec;
 mod tokenizer;
 
-pub use model::{CUSTOM, MPNET, ModelFiles, ModelVariant, provisioner};
+pub use model::{CUSTOM, MPNET, ModelFiles, ModelVariant, provisioner, reads_only_english};
 pub use onnx::{OnnxEmbedder, RunOptions, runtime_environment};
 pub use spec::{DEFAULT_MODEL, ModelSeal, ModelSpec, Pooling, SPEC_FILE};
 pub use tokenizer::{Encoded, ModelTokenizer};

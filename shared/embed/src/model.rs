@@ -37,6 +37,16 @@ pub const CUSTOM: &str = "custom";
 /// The larger English model, provisioned on demand (404 MB of weights).
 pub const MPNET: &str = "all-mpnet-base-v2";
 
+/// Whether the model recorded as `recorded` is a built-in one trained on
+/// English only (all-MiniLM-L6-v2, all-mpnet-base-v2: their cards say so,
+/// and on the Spanish set they rank at half e5's level, docs/EVALUATION.md
+/// "Models and languages"); `false` for multilingual-e5-small and for a
+/// model of one's own, whose languages ragpipe cannot know.
+pub fn reads_only_english(recorded: &str) -> bool {
+    let (name, _) = crate::ModelVariant::split_recorded(recorded);
+    name == DEFAULT_MODEL || name == MPNET
+}
+
 /// The script that puts model `name` in the cache.
 pub fn provisioner(name: &str) -> &'static str {
     match name {
