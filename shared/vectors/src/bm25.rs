@@ -105,29 +105,25 @@ impl Bm25 {
         self.for_documents(&[text]).document(text)
     }
 
+    /// The question's terms (see [`Bm25::queries`]).
     pub fn query(&self, text: &str) -> SparseVec {
-        let with = with_keys(text, true);
-        self.for_query(text, |a| a.query(&with))
+        self.queries(text).0
     }
 
-    /// The query's key terms alone (dates, identifiers, grouped numbers),
-    /// or `None` when it names none.
-    pub fn keys_query(&self, text: &str) -> Option<SparseVec> {
+    /// The question's terms, keys included, and its key terms alone (dates,
+    /// identifiers, grouped numbers; `None` when it names none), each by the
+    /// base analysis and, auto, by the question's own language's as well:
+    /// the language is guessed and the keys found once for both.
+    pub fn queries(&self, text: &str) -> (SparseVec, Option<SparseVec>) {
+        let mut analyses = vec![&self.base];
+        let own = match (&self.detected, crate::language::of_query(text)) {
+            (Some(_), Some(language)) if language != DEFAULT_LANGUAGE => Some(self.detected(language)),
+            _ => None,
+        };
+        analyses.extend(own.as_ref());
+        let terms = |text: &str| analyses.iter().map(|a| a.query(text)).reduce(union).unwrap_or_default();
         let keys = crate::keys::key_terms(text, true);
-        (!keys.is_empty()).then(|| self.for_query(text, |a| a.query(&keys.join(" "))))
-    }
-
-    /// `terms` of the question by the base analysis, and, auto, by the
-    /// question's own language's as well.
-    fn for_query(&self, question: &str, terms: impl Fn(&Analysis) -> SparseVec) -> SparseVec {
-        let base = terms(&self.base);
-        if self.detected.is_none() {
-            return base;
-        }
-        match crate::language::of_query(question) {
-            Some(language) if language != DEFAULT_LANGUAGE => union(base, terms(&self.detected(language))),
-            _ => base,
-        }
+        (terms(&with_keys(text, &keys)), (!keys.is_empty()).then(|| terms(&keys.join(" "))))
     }
 
     /// Auto: the analysis of `language`, built the first time it is met.
@@ -175,7 +171,7 @@ impl Analysis {
 
     /// The text's terms, keys included (see [`Bm25::document`]).
     pub fn document(&self, text: &str) -> SparseVec {
-        convert(self.inner.embed_document(&with_keys(text, false)))
+        convert(self.inner.embed_document(&with_keys(text, &crate::keys::key_terms(text, false))))
     }
 
     fn query(&self, text: &str) -> SparseVec {
@@ -212,8 +208,7 @@ impl Analyses {
     }
 }
 
-fn with_keys(text: &str, query: bool) -> std::borrow::Cow<'_, str> {
-    let keys = crate::keys::key_terms(text, query);
+fn with_keys<'a>(text: &'a str, keys: &[String]) -> std::borrow::Cow<'a, str> {
     if keys.is_empty() {
         return text.into();
     }

@@ -162,17 +162,21 @@ pub async fn search_in(
 ) -> Result<Answer, VectorError> {
     let candidates = (opts.top_k * 4).max(50);
     let dense = by_score_then_id(store.search_dense_in(query_vector, candidates, filter).await?);
-    let sparse = match opts.mode {
-        Mode::Hybrid => by_score_then_id(store.search_sparse_in(&bm25.query(query_text), candidates, filter).await?),
-        Mode::Dense => Vec::new(),
-    };
     // A key the query names (a date, an identifier) is strong evidence the
     // dense side cannot see: the chunks holding it form a third list,
     // weighted KEY_WEIGHT (by rank) or KEY_SCORE_WEIGHT (by score), so a row
     // found only by its key still leads.
-    let keyed = match (opts.mode, bm25.keys_query(query_text)) {
-        (Mode::Hybrid, Some(keys)) => by_score_then_id(store.search_sparse_in(&keys, candidates, filter).await?),
-        _ => Vec::new(),
+    let (sparse, keyed) = match opts.mode {
+        Mode::Hybrid => {
+            let (terms, keys) = bm25.queries(query_text);
+            let sparse = by_score_then_id(store.search_sparse_in(&terms, candidates, filter).await?);
+            let keyed = match keys {
+                Some(keys) => by_score_then_id(store.search_sparse_in(&keys, candidates, filter).await?),
+                None => Vec::new(),
+            };
+            (sparse, keyed)
+        }
+        Mode::Dense => (Vec::new(), Vec::new()),
     };
     let (mut fused, similarity) = match (opts.mode, opts.fusion) {
         (Mode::Dense, _) => (dense.iter().map(|s| (s.clone(), s.score)).collect(), None),
