@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Generates large files for `ragpipe bench extract` (not committed, not used
 # by tests): a workbook of ROWS rows x 8 columns (openpyxl, write-only), a
-# PDF of PAGES pages of text (reportlab) and a Word document of PAGES
-# sections of headings, paragraphs, list items and a table (python-docx),
-# all from PyPI in a throwaway venv.
+# PDF of PAGES pages of text (reportlab), a Word document of PAGES
+# sections of headings, paragraphs, list items and a table (python-docx) and
+# a deck of PAGES slides of a title, bullets and speaker notes, every fifth
+# with a table (python-pptx), all from PyPI in a throwaway venv.
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -12,7 +13,7 @@ rows="${2:-900000}"
 pages="${3:-1000}"
 venv="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}/bench-venv"
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet openpyxl==3.1.5 reportlab==4.4.4 python-docx==1.2.0
+"$venv/bin/pip" install --quiet openpyxl==3.1.5 reportlab==4.4.4 python-docx==1.2.0 python-pptx==1.0.2
 mkdir -p "$out"
 "$venv/bin/python" - "$out" "$rows" "$pages" <<'PY'
 import random, sys
@@ -66,5 +67,30 @@ for p in range(pages):
         cells[0].text, cells[1].text = f"Site {rnd.randrange(400)}", rnd.choice(words).title()
         cells[2].text, cells[3].text = str(rnd.randrange(1, 500)), sentence()
 d.save(f"{out}/big.docx")
+
+import pptx
+from pptx.util import Cm
+deck = pptx.Presentation()
+deck.core_properties.title = "Field Station Survey Briefing"
+for p in range(pages):
+    if p % 5 == 4:
+        s = deck.slides.add_slide(deck.slide_layouts[5])
+        s.shapes.title.text = f"Counts {p + 1}"
+        table = s.shapes.add_table(11, 4, Cm(1), Cm(4), Cm(23), Cm(14)).table
+        for c, name in enumerate(["Site", "Species", "Count", "Note"]):
+            table.cell(0, c).text = name
+        for r in range(1, 11):
+            values = [f"Site {rnd.randrange(400)}", rnd.choice(words).title(), str(rnd.randrange(1, 500)), sentence()]
+            for c, value in enumerate(values):
+                table.cell(r, c).text = value
+    else:
+        s = deck.slides.add_slide(deck.slide_layouts[1])
+        s.shapes.title.text = f"Survey {p + 1}"
+        body = s.placeholders[1].text_frame
+        body.text = sentence()
+        for _ in range(5):
+            body.add_paragraph().text = sentence()
+    s.notes_slide.notes_text_frame.text = " ".join(sentence() for _ in range(4))
+deck.save(f"{out}/big.pptx")
 PY
 ls -la "$out"

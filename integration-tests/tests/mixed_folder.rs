@@ -25,7 +25,8 @@ fn copy_fixtures(kind: &str, to: &Path) {
     for entry in std::fs::read_dir(fixtures(kind)).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if name != "make.sh" && !name.ends_with(".fodt") && name != "SOURCES.md" {
+        // Fixture sources (a flat ODT, the python-pptx script) are not fixtures.
+        if !matches!(name.as_str(), "make.sh" | "SOURCES.md" | "deck.py") && !name.ends_with(".fodt") {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
     }
@@ -87,7 +88,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let run = Run::new(
         "[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n",
     );
-    for kind in ["pdf", "audio", "sheets", "code", "word"] {
+    for kind in ["pdf", "audio", "sheets", "code", "word", "slides"] {
         copy_fixtures(kind, run.folder.path());
     }
     // A form XObject that draws itself: pdf-extract recurses until the
@@ -117,13 +118,14 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt"];
+    let decks = ["review.pptx", "review.odp", "review-lo.pptx"];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .filter(|n| n != "SOURCES.md")
         .collect();
     assert_eq!(code.len(), 10, "{code:?}");
-    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len() + word.len();
+    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len() + word.len() + decks.len();
     assert_eq!(summary["indexed"], indexed, "{summary}");
     let expected: Vec<(&str, &str)> = vec![
         (
@@ -157,6 +159,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
             "panic.pdf",
             "corrupt pdf: the pdf parser stopped on it: unexpected Tj operand Operation { operator: \"Tj\", operands: [5] }",
         ),
+        ("policy.doc", "unsupported type: application/msword (a legacy binary Word file: save it as .docx)"),
         ("rate0.wav", "corrupt audio: sample rate 0"),
         ("recursive.pdf", "extraction crashed: signal 6 (stack overflow)"),
         ("scanned.pdf", "no text layer: ocr disabled ([ocr] engine = \"off\")"),
@@ -184,6 +187,16 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     for file in &word {
         check_word_chunks(&run, file);
     }
+    for file in &decks {
+        check_slide_chunks(&run, file);
+    }
+    // A speaker note answers, cited by its slide (the deck is in three
+    // files, so, as for the policy below, the rank, not the threshold).
+    let (_, found) =
+        run.run(&["search", "who talks to customers while an outage is going on?", "--json", "--no-threshold"]);
+    let hit = &found["hits"][0];
+    assert!(hit["document"].as_str().unwrap_or_default().contains("review"), "{found}");
+    assert!(hit["locator"].as_str().unwrap_or_default().starts_with("#page=2&char="), "{found}");
     // Which document ranks first, not whether it clears the abstention
     // threshold: the policy is in two files (docx and odt), so its margin
     // over the next document is 0, and its distance (0.49-0.52) moves with
@@ -215,6 +228,35 @@ fn check_word_chunks(run: &Run, name: &str) {
         assert!(c["text"].as_str().unwrap().starts_with("Remote Work Policy"), "{name}: {c}");
     }
     assert_eq!(tables, 1, "{name}: {chunks:?}");
+}
+
+/// A deck's chunks each stay on one slide, cite it by `#page=N` and slice
+/// out of the text by `#char`; the table's chunk repeats its header row.
+fn check_slide_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let chunks = run.chunks(name);
+    let header = "Severity | First response | Resolution target";
+    let mut pages = Vec::new();
+    for c in &chunks {
+        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+        let content = c["content"].as_str().unwrap();
+        let sliced = loc.resolve(&doc.text).expect("#char resolves");
+        let page = loc.page.expect("every chunk of a deck names its slide");
+        if content.starts_with(header) {
+            assert_eq!(page, 3, "{name}: the table is on slide 3");
+            assert_eq!(content, format!("{header}\n{sliced}"), "{name}: the header over the rows");
+        } else {
+            assert_eq!(sliced, content, "{name}: #char slices to content");
+        }
+        let start = doc.text.char_indices().nth(loc.chars.start).map_or(doc.text.len(), |(b, _)| b);
+        let on_page: Vec<_> =
+            doc.blocks.iter().filter(|b| b.range.start >= start && b.range.end <= start + sliced.len()).collect();
+        assert!(!on_page.is_empty() && on_page.iter().all(|b| b.page == Some(page)), "{name}: {c}");
+        assert!(c["text"].as_str().unwrap().starts_with("Incident Response Review"), "{name}: {c}");
+        pages.push(page);
+    }
+    pages.dedup();
+    assert_eq!(pages, [1, 2, 3, 4, 5], "{name}: slides in order, each cited");
 }
 
 /// Every chunk repeats its table's header on top of whole rows, and its A1

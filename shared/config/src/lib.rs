@@ -139,13 +139,13 @@ pub struct LimitsConfig {
     /// 49 MB, 900k-row workbook comes back as 198 MB of JSON (measured, see
     /// docs/BENCHMARKS.md), so the default leaves room for `max_file_bytes`.
     pub extract_output_mib: u64,
-    /// PDF pages.
+    /// PDF pages, presentation slides.
     pub max_pages: u32,
     /// Spreadsheet rows, all sheets together.
     pub max_rows: u64,
     /// Spreadsheet cells, all sheets together.
     pub max_cells: u64,
-    /// Bytes a compressed container (xlsx, ods, docx, odt) may inflate to.
+    /// Bytes a compressed container (xlsx, ods, docx, odt, pptx, odp) may inflate to.
     pub max_decompressed_bytes: u64,
     /// Seconds of audio.
     pub max_duration_secs: f64,

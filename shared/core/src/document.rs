@@ -21,16 +21,20 @@ pub enum Kind {
     /// A word-processor document: Office Open XML (`.docx`) or OpenDocument
     /// text (`.odt`).
     Word,
+    /// A slide deck: Office Open XML (`.pptx`) or OpenDocument presentation
+    /// (`.odp`); each slide is a page.
+    Presentation,
 }
 
 impl Kind {
     /// Every kind, in the order people read them in lists.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Html,
         Kind::Markdown,
         Kind::Text,
         Kind::Pdf,
         Kind::Word,
+        Kind::Presentation,
         Kind::Spreadsheet,
         Kind::Csv,
         Kind::Code,
@@ -50,6 +54,7 @@ impl Kind {
             Kind::Audio => "audio",
             Kind::Image => "image",
             Kind::Word => "word",
+            Kind::Presentation => "presentation",
         }
     }
 
@@ -65,6 +70,7 @@ impl Kind {
             "audio" => Kind::Audio,
             "image" => Kind::Image,
             "word" => Kind::Word,
+            "presentation" => Kind::Presentation,
             _ => return None,
         })
     }
@@ -112,7 +118,7 @@ pub enum BlockKind {
 pub struct Block {
     pub kind: BlockKind,
     pub range: Range<usize>,
-    /// 1-based page for paged sources (PDF).
+    /// 1-based page for paged sources (a PDF page, a presentation's slide).
     pub page: Option<u32>,
 }
 

@@ -1,7 +1,8 @@
 //! Where a chunk's `content` lives, in standard fragment syntax a viewer
 //! understands: `#char=FROM,TO` (RFC 5147, counted in Unicode scalar values of
 //! the canonical text) always, preceded by `page=N` for PDFs (PDF Open
-//! Parameters), `t=START,END` for media (W3C Media Fragments),
+//! Parameters) and presentations (the slide number, which is the page of the
+//! deck printed or saved as PDF), `t=START,END` for media (W3C Media Fragments),
 //! `sheet=NAME&range=A1:F1,A8:F20` (header row(s), then the chunk's rows; one
 //! area `A1:F20` when they are adjacent) for spreadsheets or `L10-L42` for code.
 

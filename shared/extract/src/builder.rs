@@ -21,11 +21,20 @@ pub struct TextBuilder {
     /// The table rows are being written to: its sheet name and first column,
     /// and its index in `tables` once a row has been written.
     table: Option<(String, u32, Option<u32>)>,
+    /// The page (a presentation's slide) blocks written from now on are on.
+    page: Option<u32>,
 }
 
 impl TextBuilder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Blocks written from now on are on page `page` (1-based; a
+    /// presentation's slide number), which chunks cite as `#page=N`.
+    pub fn set_page(&mut self, page: u32) {
+        self.finish();
+        self.page = Some(page);
     }
 
     /// Ends the current block (if any) and starts one of `kind`.
@@ -44,7 +53,7 @@ impl TextBuilder {
             let end = self.text.trim_end().len().max(start);
             self.text.truncate(end);
             if end > start {
-                self.blocks.push(Block { kind, range: start..end, page: None });
+                self.blocks.push(Block { kind, range: start..end, page: self.page });
             } else {
                 let keep = self.text.trim_end_matches('\n').len();
                 self.text.truncate(keep);
@@ -153,7 +162,7 @@ impl TextBuilder {
         self.blocks.push(Block {
             kind: BlockKind::TableRow { table, row, header },
             range: start..self.text.len(),
-            page: None,
+            page: self.page,
         });
         last + 1
     }

@@ -22,7 +22,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         (None, Some("application/zip")) => {
             zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
         }
-        (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
+        (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(unsupported(m))),
         (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
         (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
     }
@@ -69,25 +69,28 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
     Some((per_frame * bitrate / rate + u32::from((b2 >> 1) & 1)) as usize)
 }
 
-/// Generic containers a format is stored in: OOXML and ODF spreadsheets are
+/// Generic containers a format is stored in: OOXML and ODF documents are
 /// zip files and `.xls` is an OLE compound file, which sniffing may report
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
         Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
-        Kind::Word => mime == "application/zip",
+        Kind::Word | Kind::Presentation => mime == "application/zip",
         _ => false,
     }
 }
 
 /// What a zip archive without a telling extension holds, by the names of its
-/// entries: an OOXML document or workbook, or an ODF one by its `mimetype`
+/// entries: an OOXML document, deck or workbook, or an ODF one by its `mimetype`
 /// entry (a few bytes; no more are read).
 fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
     use std::io::Read;
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).ok()?;
     if zip.index_for_name("word/document.xml").is_some() {
         return Some(Kind::Word);
+    }
+    if zip.index_for_name("ppt/presentation.xml").is_some() {
+        return Some(Kind::Presentation);
     }
     if zip.index_for_name("xl/workbook.xml").is_some() || zip.index_for_name("xl/workbook.bin").is_some() {
         return Some(Kind::Spreadsheet);
@@ -97,6 +100,7 @@ fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
     match mimetype.trim() {
         "application/vnd.oasis.opendocument.text" => Some(Kind::Word),
         "application/vnd.oasis.opendocument.spreadsheet" => Some(Kind::Spreadsheet),
+        "application/vnd.oasis.opendocument.presentation" => Some(Kind::Presentation),
         _ => None,
     }
 }
@@ -123,6 +127,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Word, &["docx", "docm", "odt"]),
+    (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
     (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
 ];
 
@@ -156,9 +161,21 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         }
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
         | "application/vnd.oasis.opendocument.text" => Kind::Word,
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+        | "application/vnd.oasis.opendocument.presentation" => Kind::Presentation,
         "text/html" => Kind::Html,
         _ => return None,
     })
+}
+
+/// How a type ragpipe cannot read is named in a failure: legacy binary
+/// Office files say what to save them as.
+fn unsupported(mime: &str) -> String {
+    match mime {
+        "application/msword" => format!("{mime} (a legacy binary Word file: save it as .docx)"),
+        "application/vnd.ms-powerpoint" => format!("{mime} (a legacy binary PowerPoint file: save it as .pptx)"),
+        _ => mime.to_string(),
+    }
 }
 
 /// Formats whose content has no magic number of its own.

@@ -13,6 +13,7 @@ mod markdown;
 mod ocr;
 mod pdf;
 mod sheet;
+mod slides;
 mod text;
 mod word;
 
@@ -57,7 +58,7 @@ pub struct Limits {
     pub max_pages: u32,
     pub max_rows: u64,
     pub max_cells: u64,
-    /// Bytes a compressed container (xlsx, ods, docx, odt) may inflate to.
+    /// Bytes a compressed container (xlsx, ods, docx, odt, pptx, odp) may inflate to.
     pub max_decompressed_bytes: u64,
     pub max_duration_secs: f64,
     /// Bytes of canonical text one document may have.
@@ -154,6 +155,7 @@ pub fn extract_scanned(
         Kind::Code => code::extract(name, &text::decode(bytes)?)?,
         Kind::Audio => audio::extract(name, bytes, sidecar, asr, limits)?,
         Kind::Word => word::extract(name, bytes, limits)?,
+        Kind::Presentation => slides::extract(name, bytes, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);

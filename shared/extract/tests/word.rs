@@ -3,7 +3,9 @@
 //! items and table rows from both formats, deleted text and footnotes left
 //! out, and precise reasons for broken and oversized files.
 
-use ragpipe_core::{BlockKind, Document, Kind};
+mod common;
+
+use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{ExtractError, Limits, detect, extract_with};
 use std::path::PathBuf;
 
@@ -22,19 +24,7 @@ fn open(name: &str) -> Document {
 
 /// Every block as `(kind, text)`, the way a chunker sees the document.
 fn blocks(doc: &Document) -> Vec<(String, &str)> {
-    doc.blocks
-        .iter()
-        .map(|b| {
-            let kind = match b.kind {
-                BlockKind::Heading { level } => format!("h{level}"),
-                BlockKind::Paragraph => "p".into(),
-                BlockKind::ListItem => "li".into(),
-                BlockKind::TableRow { row, header, .. } => format!("row {row}{}", if header { " header" } else { "" }),
-                ref other => format!("{other:?}"),
-            };
-            (kind, doc.slice(b))
-        })
-        .collect()
+    doc.blocks.iter().map(|b| (common::short_kind(&b.kind), doc.slice(b))).collect()
 }
 
 #[test]
@@ -90,6 +80,14 @@ fn broken_and_oversized_files_fail_with_their_reason() {
         std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sheets/book.xlsx")).unwrap();
     let err = open_with("report.docx", &sheet, &defaults).unwrap_err().to_string();
     assert!(err.starts_with("content does not match extension: .docx file holds application/vnd.openxmlformats-officedocument.spreadsheetml"), "{err}");
+}
+
+#[test]
+fn a_legacy_binary_word_file_is_refused_with_what_to_do() {
+    for name in ["policy.doc", "no-extension"] {
+        let err = detect(name, &fixture("policy.doc")).unwrap_err().to_string();
+        assert_eq!(err, "unsupported type: application/msword (a legacy binary Word file: save it as .docx)", "{name}");
+    }
 }
 
 #[test]

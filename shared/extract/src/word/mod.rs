@@ -24,7 +24,7 @@
 
 mod docx;
 mod odt;
-mod xml;
+pub(crate) mod xml;
 
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
@@ -45,13 +45,12 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     } else {
         return Err(malformed("zip archive holds no word/document.xml or content.xml"));
     };
-    let title = title.or(w.title_paragraph.take()).unwrap_or_else(|| fallback_title(name));
-    Ok(w.b.build(title, Kind::Word))
+    Ok(w.build(title, name, Kind::Word))
 }
 
 /// `malformed document: …`, the failure for a file that is not a readable
-/// docx or odt.
-fn malformed(reason: &str) -> ExtractError {
+/// docx, odt, pptx or odp.
+pub(crate) fn malformed(reason: &str) -> ExtractError {
     ExtractError::Malformed(format!("malformed document: {reason}"))
 }
 
@@ -82,7 +81,7 @@ pub(crate) struct Writer<'l> {
 }
 
 impl<'l> Writer<'l> {
-    fn new(limits: &'l Limits) -> Self {
+    pub(crate) fn new(limits: &'l Limits) -> Self {
         Writer {
             b: TextBuilder::new(),
             limits,
@@ -93,6 +92,18 @@ impl<'l> Writer<'l> {
             rows_read: 0,
             title_paragraph: None,
         }
+    }
+
+    /// The document: titled by `title` (the file's properties), else by its
+    /// first title paragraph, else by its file name.
+    pub(crate) fn build(mut self, title: Option<String>, name: &str, kind: Kind) -> Document {
+        let title = title.or(self.title_paragraph.take()).unwrap_or_else(|| fallback_title(name));
+        self.b.build(title, kind)
+    }
+
+    /// What is written from now on is on page `page` (a slide).
+    pub(crate) fn set_page(&mut self, page: u32) {
+        self.b.set_page(page);
     }
 
     pub(crate) fn start_paragraph(&mut self, kind: Para) -> Result<(), ExtractError> {

@@ -1,4 +1,4 @@
-//! What the docx and odt readers share of XML: names without their prefix,
+//! What the docx, odt, pptx and odp readers share of XML: names without their prefix,
 //! attribute values, entity references and the title in the file's
 //! properties.
 
@@ -8,7 +8,7 @@ use quick_xml::XmlVersion;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 
 /// The value of the attribute whose name, without prefix, is `name`.
-pub(super) fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
+pub(crate) fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
     e.attributes()
         .flatten()
         .find(|a| a.key.local_name().as_ref() == name)
@@ -16,7 +16,7 @@ pub(super) fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
 }
 
 /// The text an entity or character reference stands for (`&amp;`, `&#x2014;`).
-pub(super) fn reference(r: &BytesRef<'_>) -> Option<String> {
+pub(crate) fn reference(r: &BytesRef<'_>) -> Option<String> {
     if let Ok(Some(c)) = r.resolve_char_ref() {
         return Some(c.to_string());
     }
@@ -26,19 +26,19 @@ pub(super) fn reference(r: &BytesRef<'_>) -> Option<String> {
 
 /// The events of one XML part of the file, without the subtrees of the
 /// elements named in `skipped` (by local name) and without the end of file.
-pub(super) struct Flow<'x> {
+pub(crate) struct Flow<'x> {
     reader: quick_xml::Reader<&'x [u8]>,
-    part: &'static str,
+    part: String,
     skipped: &'static [&'static str],
 }
 
 impl<'x> Flow<'x> {
-    pub(super) fn new(xml: &'x str, part: &'static str, skipped: &'static [&'static str]) -> Self {
-        Flow { reader: quick_xml::Reader::from_str(xml), part, skipped }
+    pub(crate) fn new(xml: &'x str, part: &str, skipped: &'static [&'static str]) -> Self {
+        Flow { reader: quick_xml::Reader::from_str(xml), part: part.to_string(), skipped }
     }
 
     /// The next event in the flow; `None` at the end of the part.
-    pub(super) fn next(&mut self) -> Result<Option<Event<'x>>, ExtractError> {
+    pub(crate) fn next(&mut self) -> Result<Option<Event<'x>>, ExtractError> {
         let mut depth = 0u32;
         loop {
             let event = self.reader.read_event().map_err(|e| malformed(&format!("{}: {e}", self.part)))?;
@@ -54,8 +54,8 @@ impl<'x> Flow<'x> {
 }
 
 /// The first `dc:title` of a properties part (`docProps/core.xml` of a
-/// docx, `meta.xml` of an odt), when it says something.
-pub(super) fn title(props: &str) -> Option<String> {
+/// docx or pptx, `meta.xml` of an odt or odp), when it says something.
+pub(crate) fn title(props: &str) -> Option<String> {
     let mut reader = quick_xml::Reader::from_str(props);
     let mut inside = false;
     let mut title = String::new();

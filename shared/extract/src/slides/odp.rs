@@ -1,0 +1,121 @@
+//! OpenDocument presentations (`content.xml`): `draw:page` slides whose
+//! frames and shapes hold `text:p` / `text:h` paragraphs (bullets read as
+//! paragraphs, as the pptx reader reads them) and `table:table` tables, and whose `presentation:notes`
+//! hold the speaker notes. A frame is a title, text or furniture by its
+//! `presentation:class`.
+
+use super::{Pass, Role, begin_slide, check_slides};
+use crate::word::xml::{Flow, attr, reference};
+use crate::word::{Para, Writer};
+use crate::{ExtractError, Limits};
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+
+/// Subtrees that are not part of the slides' words: comments, footnotes and
+/// the deleted text tracked changes keep.
+const SKIPPED: &[&str] = &["annotation", "note", "tracked-changes"];
+
+/// Elements that are shapes: each opens a role (by its class) for the text
+/// inside it.
+const SHAPES: &[&str] = &["frame", "custom-shape", "rect", "ellipse", "polygon", "path", "caption", "page-thumbnail"];
+
+pub(super) fn read(content: &str, w: &mut Writer<'_>, limits: &Limits) -> Result<(), ExtractError> {
+    let mut titles: Vec<String> = Vec::new();
+    walk(content, Pass::Title, w, &mut titles)?;
+    check_slides(titles.len(), limits)?;
+    walk(content, Pass::Text, w, &mut titles)
+}
+
+/// One pass over every slide: in [`Pass::Title`] each slide's title into
+/// `titles`, in [`Pass::Text`] each slide's heading, then its other text
+/// into `w`.
+fn walk(content: &str, pass: Pass, w: &mut Writer<'_>, titles: &mut Vec<String>) -> Result<(), ExtractError> {
+    let mut flow = Flow::new(content, "content.xml", SKIPPED);
+    let mut slide = 0usize;
+    let mut roles: Vec<Role> = Vec::new();
+    let mut paragraphs: Vec<bool> = Vec::new();
+    while let Some(event) = flow.next()? {
+        let role = roles.last().copied().unwrap_or(Role::Text);
+        let reading = paragraphs.last().copied().unwrap_or(false);
+        match event {
+            Event::Start(e) => match e.local_name().as_ref() {
+                "page" => enter_slide(&mut slide, pass, w, titles)?,
+                name if SHAPES.contains(&name) => roles.push(class(&e)),
+                "p" | "h" => {
+                    let read = slide > 0 && pass.reads(role);
+                    if read && pass == Pass::Text {
+                        w.start_paragraph(Para::Body)?;
+                    }
+                    paragraphs.push(read);
+                }
+                "table" if pass == Pass::Text => w.start_table(),
+                "table-row" if pass == Pass::Text => w.start_row(false),
+                "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
+                _ => {}
+            },
+            Event::Empty(e) => match e.local_name().as_ref() {
+                "page" => enter_slide(&mut slide, pass, w, titles)?,
+                "s" | "tab" if reading => push(pass, w, titles, " "),
+                "line-break" if reading => push(pass, w, titles, "\n"),
+                "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
+                _ => {}
+            },
+            Event::End(e) => match e.local_name().as_ref() {
+                name if SHAPES.contains(&name) => {
+                    roles.pop();
+                }
+                // Ends a paragraph read in this pass (each start pushed whether it is).
+                "p" | "h" if paragraphs.pop() == Some(true) => match pass {
+                    Pass::Text => w.end_paragraph(),
+                    Pass::Title => push(pass, w, titles, "\n"),
+                },
+                "table" if pass == Pass::Text => w.end_table(),
+                "table-row" if pass == Pass::Text => w.end_row()?,
+                _ => {}
+            },
+            Event::Text(t) if reading => push(pass, w, titles, &t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(r) if reading => push(pass, w, titles, &reference(&r).unwrap_or_default()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Counts a `draw:page`: in the title pass a title to fill, in the text
+/// pass its heading.
+fn enter_slide(
+    slide: &mut usize,
+    pass: Pass,
+    w: &mut Writer<'_>,
+    titles: &mut Vec<String>,
+) -> Result<(), ExtractError> {
+    *slide += 1;
+    match pass {
+        Pass::Title => {
+            titles.push(String::new());
+            Ok(())
+        }
+        Pass::Text => begin_slide(w, *slide as u32, titles.get(*slide - 1).map(String::as_str).unwrap_or_default()),
+    }
+}
+
+/// The role a shape's `presentation:class` gives it.
+fn class(e: &BytesStart<'_>) -> Role {
+    match attr(e, "class").as_deref() {
+        Some("title") => Role::Title,
+        Some("page-number" | "footer" | "date-time" | "header" | "page" | "handout") => Role::Furniture,
+        _ => Role::Text,
+    }
+}
+
+fn push(pass: Pass, w: &mut Writer<'_>, titles: &mut [String], s: &str) {
+    match pass {
+        Pass::Text if s == "\n" => w.line_break(),
+        Pass::Text => w.text(s),
+        Pass::Title => {
+            if let Some(title) = titles.last_mut() {
+                title.push_str(s);
+            }
+        }
+    }
+}

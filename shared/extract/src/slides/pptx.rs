@@ -1,0 +1,240 @@
+//! Office Open XML presentations: the slides in the order
+//! `ppt/presentation.xml` lists them (`p:sldId`, through the part's
+//! relationships), each slide's shapes (`p:sp` text bodies of `a:p`
+//! paragraphs of `a:t` runs, `a:tbl` tables of `a:tr` rows of `a:tc`
+//! cells) and its notes slide's body placeholder. A shape is a title, text
+//! or furniture by its placeholder type (`p:ph type`).
+
+use super::{Pass, Role, begin_slide, check_slides};
+use crate::archive::Zip;
+use crate::word::xml::{Flow, attr, reference};
+use crate::word::{Para, Writer, malformed};
+use crate::{ExtractError, Limits};
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+use std::collections::HashMap;
+
+/// Subtrees that are not part of what a reader sees: the fallback copy of
+/// content written twice for older readers (`mc:Fallback`).
+const SKIPPED: &[&str] = &["Fallback"];
+
+pub(super) fn read(
+    zip: &mut Zip<'_>,
+    presentation: &str,
+    w: &mut Writer<'_>,
+    limits: &Limits,
+) -> Result<(), ExtractError> {
+    let rels = relationships(zip, "ppt/presentation.xml")?;
+    let ids = slide_ids(presentation)?;
+    check_slides(ids.len(), limits)?;
+    for (i, id) in ids.iter().enumerate() {
+        let number = i as u32 + 1;
+        let path = rels
+            .get(id)
+            .map(|(_, target)| target.clone())
+            .ok_or_else(|| malformed(&format!("slide {number}: ppt/presentation.xml names no part for {id}")))?;
+        let slide = crate::archive::text(zip, &path, malformed)?
+            .ok_or_else(|| malformed(&format!("slide {number}: {path} is missing")))?;
+        let mut title = String::new();
+        shapes(&slide, &path, Pass::Title, w, &mut title)?;
+        begin_slide(w, number, &title)?;
+        shapes(&slide, &path, Pass::Text, w, &mut title)?;
+        let notes = relationships(zip, &path)?.into_values().find(|(kind, _)| kind == "notesSlide");
+        if let Some((_, notes_path)) = notes
+            && let Some(notes) = crate::archive::text(zip, &notes_path, malformed)?
+        {
+            shapes(&notes, &notes_path, Pass::Text, w, &mut title)?;
+        }
+    }
+    Ok(())
+}
+
+/// The relationship ids of the slides, in show order.
+fn slide_ids(presentation: &str) -> Result<Vec<String>, ExtractError> {
+    let mut flow = Flow::new(presentation, "ppt/presentation.xml", SKIPPED);
+    let mut ids = Vec::new();
+    while let Some(event) = flow.next()? {
+        if let Event::Start(e) | Event::Empty(e) = event
+            && e.local_name().as_ref() == "sldId"
+            && let Some(id) = relationship_id(&e)
+        {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// The `r:id` of an element: the prefixed `id` attribute (a slide id also
+/// has an unprefixed numeric `id`).
+fn relationship_id(e: &BytesStart<'_>) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.prefix().is_some() && a.key.local_name().as_ref() == "id")
+        .and_then(|a| a.normalized_value(XmlVersion::Implicit1_0).ok().map(|v| v.into_owned()))
+}
+
+/// The relationships of `part` (from `dir/_rels/name.rels`): id → (type's
+/// last path segment, target part's path in the archive). Links to
+/// anything outside the archive are left out.
+fn relationships(zip: &mut Zip<'_>, part: &str) -> Result<HashMap<String, (String, String)>, ExtractError> {
+    let (dir, name) = part.rsplit_once('/').unwrap_or(("", part));
+    let rels_path = format!("{dir}/_rels/{name}.rels");
+    let Some(xml) = crate::archive::text(zip, &rels_path, malformed)? else { return Ok(HashMap::new()) };
+    let mut flow = Flow::new(&xml, &rels_path, &[]);
+    let mut out = HashMap::new();
+    while let Some(event) = flow.next()? {
+        let (Event::Start(e) | Event::Empty(e)) = event else { continue };
+        if e.local_name().as_ref() != "Relationship" || attr(&e, "TargetMode").as_deref() == Some("External") {
+            continue;
+        }
+        if let (Some(id), Some(kind), Some(target)) = (attr(&e, "Id"), attr(&e, "Type"), attr(&e, "Target")) {
+            let kind = kind.rsplit('/').next().unwrap_or_default().to_string();
+            out.insert(id, (kind, resolve(dir, &target)));
+        }
+    }
+    Ok(out)
+}
+
+/// A relationship's target as a path in the archive: absolute (`/ppt/…`) or
+/// relative to the folder of the part it belongs to (`../notesSlides/…`).
+fn resolve(dir: &str, target: &str) -> String {
+    let mut parts: Vec<&str> = match target.strip_prefix('/') {
+        Some(_) => Vec::new(),
+        None => dir.split('/').filter(|p| !p.is_empty()).collect(),
+    };
+    for segment in target.trim_start_matches('/').split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// The role a placeholder type gives its shape.
+fn placeholder(kind: Option<&str>) -> Role {
+    match kind {
+        Some("title" | "ctrTitle") => Role::Title,
+        Some("dt" | "ftr" | "hdr" | "sldNum" | "sldImg") => Role::Furniture,
+        _ => Role::Text,
+    }
+}
+
+/// Reads the shapes of one slide or notes part: in [`Pass::Title`] the
+/// title's paragraphs into `title`, in [`Pass::Text`] every other
+/// paragraph and table into `w`.
+fn shapes(xml: &str, part: &str, pass: Pass, w: &mut Writer<'_>, title: &mut String) -> Result<(), ExtractError> {
+    let mut flow = Flow::new(xml, part, SKIPPED);
+    // The role of each open shape; text outside any (a table's graphic
+    // frame) is slide text.
+    let mut roles: Vec<Role> = Vec::new();
+    // Whether each open paragraph is read in this pass.
+    let mut paragraphs: Vec<bool> = Vec::new();
+    let mut in_text = false;
+    while let Some(event) = flow.next()? {
+        let role = roles.last().copied().unwrap_or(Role::Text);
+        let reading = paragraphs.last().copied().unwrap_or(false);
+        match event {
+            Event::Start(e) => match e.local_name().as_ref() {
+                "sp" => roles.push(Role::Text),
+                "ph" => set_role(&mut roles, &e),
+                "p" => {
+                    let read = pass.reads(role);
+                    if read && pass == Pass::Text {
+                        w.start_paragraph(Para::Body)?;
+                    }
+                    paragraphs.push(read);
+                }
+                "t" => in_text = true,
+                // LibreOffice writes a break with its run properties inside.
+                "br" if reading => push(pass, w, title, "\n"),
+                "tbl" if pass == Pass::Text => w.start_table(),
+                "tr" if pass == Pass::Text => w.start_row(false),
+                "tc" if pass == Pass::Text => w.start_cell(),
+                _ => {}
+            },
+            Event::Empty(e) => match e.local_name().as_ref() {
+                "ph" => set_role(&mut roles, &e),
+                "br" if reading => push(pass, w, title, "\n"),
+                "tc" if pass == Pass::Text => w.start_cell(),
+                _ => {}
+            },
+            Event::End(e) => match e.local_name().as_ref() {
+                "sp" => {
+                    roles.pop();
+                }
+                // Ends a paragraph read in this pass (each start pushed whether it is).
+                "p" if paragraphs.pop() == Some(true) => match pass {
+                    Pass::Text => w.end_paragraph(),
+                    Pass::Title => title.push('\n'),
+                },
+                "t" => in_text = false,
+                "tbl" if pass == Pass::Text => w.end_table(),
+                "tr" if pass == Pass::Text => w.end_row()?,
+                _ => {}
+            },
+            Event::Text(t) if in_text && reading => push(pass, w, title, &t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(r) if in_text && reading => push(pass, w, title, &reference(&r).unwrap_or_default()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn set_role(roles: &mut [Role], e: &BytesStart<'_>) {
+    if let Some(role) = roles.last_mut() {
+        *role = placeholder(attr(e, "type").as_deref());
+    }
+}
+
+fn push(pass: Pass, w: &mut Writer<'_>, title: &mut String, s: &str) {
+    match pass {
+        Pass::Text if s == "\n" => w.line_break(),
+        Pass::Text => w.text(s),
+        Pass::Title => title.push_str(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_resolve_against_their_part_s_folder() {
+        assert_eq!(resolve("ppt", "slides/slide1.xml"), "ppt/slides/slide1.xml");
+        assert_eq!(resolve("ppt/slides", "../notesSlides/notesSlide2.xml"), "ppt/notesSlides/notesSlide2.xml");
+        assert_eq!(resolve("ppt/slides", "/ppt/notesSlides/n.xml"), "ppt/notesSlides/n.xml");
+        assert_eq!(resolve("ppt", "../../../etc/passwd"), "etc/passwd", "never above the archive's root");
+    }
+
+    fn text_of(slide: &str) -> (String, String) {
+        let limits = Limits::default();
+        let mut w = Writer::new(&limits);
+        let mut title = String::new();
+        shapes(slide, "s.xml", Pass::Title, &mut w, &mut title).unwrap();
+        shapes(slide, "s.xml", Pass::Text, &mut w, &mut title).unwrap();
+        (title, w.build(Some("t".into()), "s.pptx", ragpipe_core::Kind::Presentation).text)
+    }
+
+    #[test]
+    fn furniture_is_left_out_and_the_title_read_apart() {
+        let slide = r#"<p:sld xmlns:p="p" xmlns:a="a"><p:cSld><p:spTree>
+            <p:sp><p:nvSpPr><p:nvPr><p:ph type="sldNum" idx="12"/></p:nvPr></p:nvSpPr>
+              <p:txBody><a:p><a:fld type="slidenum"><a:t>7</a:t></a:fld></a:p></p:txBody></p:sp>
+            <p:sp><p:nvSpPr><p:nvPr><p:ph idx="1"/></p:nvPr></p:nvSpPr>
+              <p:txBody><a:p><a:r><a:t>Rotate keys &amp; tokens</a:t></a:r><a:br/><a:r><a:t>every 90 days</a:t></a:r></a:p></p:txBody></p:sp>
+            <p:sp><p:nvSpPr><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr>
+              <p:txBody><a:p><a:r><a:t>Secrets</a:t></a:r></a:p><a:p><a:r><a:t>policy</a:t></a:r></a:p></p:txBody></p:sp>
+            <p:sp><p:nvSpPr><p:nvPr><p:ph type="ftr" idx="11"/></p:nvPr></p:nvSpPr>
+              <p:txBody><a:p><a:r><a:t>Confidential</a:t></a:r></a:p></p:txBody></p:sp>
+            <mc:AlternateContent xmlns:mc="mc"><mc:Choice Requires="x"><p:sp><p:txBody><a:p><a:r><a:t>once</a:t></a:r></a:p></p:txBody></p:sp></mc:Choice>
+              <mc:Fallback><p:sp><p:txBody><a:p><a:r><a:t>once</a:t></a:r></a:p></p:txBody></p:sp></mc:Fallback></mc:AlternateContent>
+            </p:spTree></p:cSld></p:sld>"#;
+        let (title, text) = text_of(slide);
+        assert_eq!(title.split_whitespace().collect::<Vec<_>>().join(" "), "Secrets policy");
+        assert_eq!(text, "Rotate keys & tokens\nevery 90 days\n\nonce");
+    }
+}

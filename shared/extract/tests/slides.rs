@@ -1,0 +1,107 @@
+//! Slide decks (pptx and odp) made by python-pptx and LibreOffice from one
+//! source (see `fixtures/slides/make.sh`): the same slides, titles, notes
+//! and table rows from three files by two writers, each block on its
+//! slide's page, and precise reasons for broken and oversized decks.
+
+mod common;
+
+use ragpipe_core::{Document, Kind};
+use ragpipe_extract::{ExtractError, Limits, detect, extract_with};
+use std::path::PathBuf;
+
+const DECKS: [&str; 3] = ["review.pptx", "review.odp", "review-lo.pptx"];
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/slides").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn open_with(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    extract_with(detect(name, bytes)?, name, bytes, None, limits)
+}
+
+/// Every block as `(page, kind, text)`.
+fn blocks(doc: &Document) -> Vec<(u32, String, &str)> {
+    doc.blocks.iter().map(|b| (b.page.unwrap_or(0), common::short_kind(&b.kind), doc.slice(b))).collect()
+}
+
+#[test]
+fn pptx_and_odp_read_as_the_same_slides() {
+    let expected = [
+        (1, "h1", "Incident Response Review"),
+        (1, "p", "Platform operations, third quarter"),
+        (2, "h1", "Escalation path"),
+        (2, "p", "Page the on-call engineer through the paging service within 5 minutes of an alert."),
+        (2, "p", "For a severity 1 incident, open a bridge call and name an incident commander."),
+        (2, "p", "Post a status update to customers every 30 minutes until it is resolved."),
+        // The speaker notes, after the slide's own text, on its page.
+        (
+            2,
+            "p",
+            "Remind the team that the incident commander owns customer communication; engineers never email \
+             customers directly during an outage.",
+        ),
+        (3, "h1", "Response targets"),
+        (3, "row 1 header", "Severity | First response | Resolution target"),
+        (3, "row 2", "SEV-1 | 15 minutes | 4 hours"),
+        (3, "row 3", "SEV-2 | 1 hour | 1 business day"),
+        (3, "row 4", "SEV-3 | 4 hours | 5 business days"),
+        // A slide without a title is named by its number; its text box is
+        // inside a group.
+        (4, "h1", "Slide 4"),
+        (4, "p", "Backups are restored every week into the staging cluster to prove they can be read."),
+        (5, "h1", "Lessons learned"),
+        (5, "p", "Alert fatigue & noisy monitors hid the first warning.\nThresholds were tuned after the review."),
+        (5, "p", "The runbook for the database failover was out of date."),
+    ];
+    for name in DECKS {
+        let doc = open_with(name, &fixture(name), &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(doc.kind, Kind::Presentation, "{name}");
+        assert_eq!(doc.title, "Incident Response Review", "{name}");
+        let got = blocks(&doc);
+        let got: Vec<(u32, &str, &str)> = got.iter().map(|(p, k, t)| (*p, k.as_str(), *t)).collect();
+        assert_eq!(got, expected, "{name}");
+        // LibreOffice's notes pages carry a slide-number field.
+        assert!(!doc.text.contains("<number>"), "{name}: furniture is not text");
+    }
+}
+
+#[test]
+fn broken_and_oversized_decks_fail_with_their_reason() {
+    let defaults = Limits::default();
+    let reason = |name: &str, bytes: &[u8], limits: &Limits| open_with(name, bytes, limits).unwrap_err().to_string();
+    let deck = fixture("review.pptx");
+    assert_eq!(
+        reason("review.pptx", &deck[..deck.len() / 2], &defaults),
+        "malformed document: invalid zip archive (truncated or corrupt)"
+    );
+    let few_slides = Limits { max_pages: 3, ..defaults };
+    for name in DECKS {
+        assert_eq!(reason(name, &fixture(name), &few_slides), "limit exceeded: 5 slides exceeds max_pages 3");
+    }
+    let small = Limits { max_decompressed_bytes: 4096, ..defaults };
+    let inflated = reason("review.odp", &fixture("review.odp"), &small);
+    assert!(
+        inflated.starts_with("limit exceeded: presentation inflates to ")
+            && inflated.ends_with("(max_decompressed_bytes)"),
+        "{inflated}"
+    );
+    let few_rows = Limits { max_rows: 2, ..defaults };
+    assert_eq!(reason("review.pptx", &deck, &few_rows), "limit exceeded: more than 2 table rows (max_rows)");
+    // A workbook named .pptx is refused by its content, a word-processor
+    // file (a zip to the sniffer) by what its archive lacks.
+    let other = |path: &str| std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let err = reason("slides.pptx", &other("tests/fixtures/sheets/book.xlsx"), &defaults);
+    assert!(err.starts_with("content does not match extension: .pptx file holds application/vnd.openxmlformats-officedocument.spreadsheetml"), "{err}");
+    assert_eq!(
+        reason("slides.pptx", &other("tests/fixtures/word/policy.docx"), &defaults),
+        "malformed document: zip archive holds no ppt/presentation.xml or content.xml"
+    );
+}
+
+#[test]
+fn detected_by_content_without_an_extension() {
+    for name in DECKS {
+        assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Presentation), "{name}");
+    }
+}
