@@ -27,6 +27,9 @@ def good_controls(c: Corpus):
             ("sheets/penguins.ods", "good-penguins.ods"),
             ("sheets/penguins.tsv", "good-penguins.tsv"),
             ("sheets/book-semicolon.csv", "good-book-semicolon.csv"),
+            ("word/policy.docx", "good-policy.docx"),
+            ("slides/review.pptx", "good-review.pptx"),
+            ("slides/review.odp", "good-review.odp"),
         ]
     for src, dst in copies:
         c.add(dst, fx(src), k, "indexed")
@@ -56,6 +59,7 @@ def good_controls(c: Corpus):
     if not c.small:
         c.add("good-crafted.ods", F.ods(F.ODS_HEAD + F.ods_row(["name", "value"]) + F.ods_row(["alpha", "1"]) + F.ODS_TAIL), k, "indexed")
         c.add("good-crafted.pdf", F.simple_pdf(["Crafted control page one.", "Crafted control page two."]), k, "indexed")
+        c.add("good-crafted.pptx", F.pptx([F.SLIDE_HEAD + F.slide_text("Crafted control slide.") + F.SLIDE_TAIL]), k, "indexed")
     # A symlink to a file inside the folder is fine and must be followed.
     os.symlink("good-handbook.pdf", c.path("good-link-to-handbook.pdf"))
     c.record("good-link-to-handbook.pdf", "symlink-inside", "indexed", "symlink to a file inside the folder")
@@ -77,6 +81,9 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("m4a", "audio/intro-m4a.m4a"),
     ("html", "../../../../samples/rust-book-hash-maps.html"),
     ("tsx", "code/HydrationBoundary.tsx"),
+    ("docx", "word/policy.docx"),
+    ("pptx", "slides/review.pptx"),
+    ("odp", "slides/review.odp"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 

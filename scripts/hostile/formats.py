@@ -227,6 +227,48 @@ def odt(content) -> bytes:
     return zip_bytes([("mimetype", "application/vnd.oasis.opendocument.text"), ("content.xml", content)])
 
 
+PPTX_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    '<Default Extension="xml" ContentType="application/xml"/>'
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+    '<Override PartName="/ppt/presentation.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/></Types>'
+)
+PPTX_NS = (
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+)
+SLIDE_HEAD = f'<?xml version="1.0" encoding="UTF-8"?>\n<p:sld {PPTX_NS}><p:cSld><p:spTree>'
+SLIDE_TAIL = "</p:spTree></p:cSld></p:sld>"
+
+
+def slide_text(text: str) -> str:
+    """A text box shape holding one paragraph."""
+    return f"<p:sp><p:txBody><a:p><a:r><a:t>{text}</a:t></a:r></a:p></p:txBody></p:sp>"
+
+
+def pptx(slides, listed: int = 0) -> bytes:
+    """`slides` are whole ppt/slides/slideN.xml parts; `listed` (when larger)
+    is how many slides ppt/presentation.xml claims, the rest missing."""
+    count = max(len(slides), listed)
+    ids = "".join(f'<p:sldId id="{256 + i}" r:id="rId{i + 1}"/>' for i in range(count))
+    rels = "".join(
+        f'<Relationship Id="rId{i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide" '
+        f'Target="slides/slide{i + 1}.xml"/>'
+        for i in range(count)
+    )
+    return zip_bytes(
+        [
+            ("[Content_Types].xml", PPTX_TYPES),
+            ("ppt/presentation.xml", f'<?xml version="1.0" encoding="UTF-8"?>\n<p:presentation {PPTX_NS}><p:sldIdLst>{ids}</p:sldIdLst></p:presentation>'),
+            ("ppt/_rels/presentation.xml.rels", f'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>'),
+        ]
+        + [(f"ppt/slides/slide{i + 1}.xml", xml) for i, xml in enumerate(slides)]
+    )
+
+
 # ---------------------------------------------------------------- pdf
 
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"

@@ -86,6 +86,10 @@ def nesting(c: Corpus):
     c.add("deep-paragraphs.docx", F.docx(F.DOCX_HEAD + deep + F.DOCX_TAIL), k, "either", "100k paragraphs nested in text boxes")
     if c.small:
         return
+    groups = "<p:grpSp>" * n + F.slide_text("deep") + "</p:grpSp>" * n
+    c.add("deep-groups.pptx", F.pptx([F.SLIDE_HEAD + groups + F.SLIDE_TAIL]), k, "either", "a text box in 100k nested shape groups")
+    paragraphs = "<p:sp><p:txBody>" + "<a:p><a:r><a:t>deep</a:t></a:r>" * n + "</a:p>" * n + "</p:txBody></p:sp>"
+    c.add("deep-paragraphs.pptx", F.pptx([F.SLIDE_HEAD + paragraphs + F.SLIDE_TAIL]), k, "either", "100k paragraphs nested in a shape")
     c.add("deep-dicts.pdf", F.simple_pdf(texts, b"/Nest 6 0 R ", [b"<< /A " * n + b">>" * n]), k, "either", "100k nested dicts")
     # Page tree 10k levels deep: recursive page walkers overflow the stack.
     depth = 10_000
@@ -135,6 +139,8 @@ def scale(c: Corpus):
     c.add(f"pages-{pages // 1000}k.pdf", F.simple_pdf([f"Page {i + 1} of a very long report." for i in range(pages)]), k, "failed", f"{pages} pages > max_pages 5000")
     if c.small:
         return
+    one = F.SLIDE_HEAD + F.slide_text("The one slide that is there.") + F.SLIDE_TAIL
+    c.add("slides-10k.pptx", F.pptx([one], listed=10_000), k, "failed", "10000 slides listed > max_pages 5000")
     rows = 1_048_576  # Excel's maximum, above the 1,000,000 max_rows default
     c.add_stream("rows-1m.csv", (b"".join(b"%d,r%d\n" % (i, i) for i in range(j, min(j + 65536, rows))) for j in range(0, rows, 65536)), k, "failed", f"{rows} rows")
     # Sheet XML for 1M rows is ~45 MB: written with zipfile in streaming mode.
@@ -193,6 +199,8 @@ def xxe(c: Corpus):
     c.add("billion-laughs.odt", F.odt(text(laughs, "&lol9;")), k, "either", "entity expansion to 10^9 lol", leak_check=True)
     if c.small:
         return
+    slide = F.SLIDE_HEAD.replace("\n", "\n" + ext.format(root="p:sld") + "\n") + F.slide_text("before &xxe; after") + F.SLIDE_TAIL
+    c.add("xxe.pptx", F.pptx([slide]), k, "either", "external entity file:///etc/passwd in a slide", leak_check=True)
     c.add("billion-laughs.xlsx", F.xlsx(sheet(laughs, "&lol9;")), k, "either", "entity expansion to 10^9 lol", leak_check=True)
     c.add("xxe-external-dtd.xlsx", F.xlsx(sheet(dtd, "dtd")), k, "either", "external DTD over the network (port 9)", leak_check=True)
     sst = F.EMPTY_SST.replace("\n", "\n" + ext.format(root="sst") + "\n").replace(
