@@ -25,8 +25,9 @@ fn copy_fixtures(kind: &str, to: &Path) {
     for entry in std::fs::read_dir(fixtures(kind)).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        // Fixture sources (a flat ODT, the python-pptx script) are not fixtures.
-        if !matches!(name.as_str(), "make.sh" | "SOURCES.md" | "deck.py") && !name.ends_with(".fodt") {
+        // Fixture sources (a flat ODT, the scripts that write decks and
+        // messages) are not fixtures.
+        if !matches!(name.as_str(), "make.sh" | "make.py" | "SOURCES.md" | "deck.py") && !name.ends_with(".fodt") {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
     }
@@ -88,7 +89,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let run = Run::new(
         "[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n",
     );
-    for kind in ["pdf", "audio", "sheets", "code", "word", "slides"] {
+    for kind in ["pdf", "audio", "sheets", "code", "word", "slides", "email"] {
         copy_fixtures(kind, run.folder.path());
     }
     // A form XObject that draws itself: pdf-extract recurses until the
@@ -119,13 +120,14 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt"];
     let decks = ["review.pptx", "review.odp", "review-lo.pptx"];
+    let mail = ["outage.eml", "digest.eml"];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .filter(|n| n != "SOURCES.md")
         .collect();
     assert_eq!(code.len(), 10, "{code:?}");
-    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len() + word.len() + decks.len();
+    let indexed = good.len() + sheets.len() + more_sheets.len() + code.len() + word.len() + decks.len() + mail.len();
     assert_eq!(summary["indexed"], indexed, "{summary}");
     let expected: Vec<(&str, &str)> = vec![
         (
@@ -197,6 +199,12 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let hit = &found["hits"][0];
     assert!(hit["document"].as_str().unwrap_or_default().contains("review"), "{found}");
     assert!(hit["locator"].as_str().unwrap_or_default().starts_with("#page=2&char="), "{found}");
+    // A message answers by its body, under its subject.
+    let (_, found) = run.run(&["search", "why was checkout down in April?", "--json", "--no-threshold"]);
+    let hit = &found["hits"][0];
+    assert!(hit["document"].as_str().unwrap_or_default().ends_with("outage.eml"), "{found}");
+    assert!(hit["title"].as_str().unwrap_or_default().contains("checkout outage"), "{found}");
+    assert_eq!(hit["kind"], "email", "{found}");
     // Which document ranks first, not whether it clears the abstention
     // threshold: the policy is in two files (docx and odt), so its margin
     // over the next document is 0, and its distance (0.49-0.52) moves with

@@ -30,6 +30,7 @@ def good_controls(c: Corpus):
             ("word/policy.docx", "good-policy.docx"),
             ("slides/review.pptx", "good-review.pptx"),
             ("slides/review.odp", "good-review.odp"),
+            ("email/outage.eml", "good-outage.eml"),
         ]
     for src, dst in copies:
         c.add(dst, fx(src), k, "indexed")

@@ -90,6 +90,10 @@ def nesting(c: Corpus):
     c.add("deep-groups.pptx", F.pptx([F.SLIDE_HEAD + groups + F.SLIDE_TAIL]), k, "either", "a text box in 100k nested shape groups")
     paragraphs = "<p:sp><p:txBody>" + "<a:p><a:r><a:t>deep</a:t></a:r>" * n + "</a:p>" * n + "</p:txBody></p:sp>"
     c.add("deep-paragraphs.pptx", F.pptx([F.SLIDE_HEAD + paragraphs + F.SLIDE_TAIL]), k, "either", "100k paragraphs nested in a shape")
+    mime = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n' for i in range(n))
+    closing = "".join(f"--b{i}--\r\n" for i in reversed(range(n)))
+    message = "From: a@example.com\r\nSubject: deep\r\nMIME-Version: 1.0\r\n" + mime + "Content-Type: text/plain\r\n\r\ndeep\r\n" + closing
+    c.add("deep-multipart.eml", message.encode(), k, "either", "a text part inside 100k nested multipart bodies")
     c.add("deep-dicts.pdf", F.simple_pdf(texts, b"/Nest 6 0 R ", [b"<< /A " * n + b">>" * n]), k, "either", "100k nested dicts")
     # Page tree 10k levels deep: recursive page walkers overflow the stack.
     depth = 10_000

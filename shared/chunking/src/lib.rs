@@ -29,9 +29,14 @@ pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkCon
         Kind::Code => code::chunk(doc, counter, cfg),
         Kind::Spreadsheet | Kind::Csv => table::chunk(doc, counter, cfg),
         Kind::Audio => transcript::chunk(doc, counter, cfg),
-        Kind::Html | Kind::Markdown | Kind::Text | Kind::Pdf | Kind::Image | Kind::Word | Kind::Presentation => {
-            prose::chunk(doc, counter, cfg)
-        }
+        Kind::Html
+        | Kind::Markdown
+        | Kind::Text
+        | Kind::Pdf
+        | Kind::Image
+        | Kind::Word
+        | Kind::Presentation
+        | Kind::Email => prose::chunk(doc, counter, cfg),
     };
     set_char_ranges(&doc.text, &mut chunks);
     set_regions(doc, &mut chunks);

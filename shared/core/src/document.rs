@@ -24,17 +24,20 @@ pub enum Kind {
     /// A slide deck: Office Open XML (`.pptx`) or OpenDocument presentation
     /// (`.odp`); each slide is a page.
     Presentation,
+    /// An e-mail message (`.eml`).
+    Email,
 }
 
 impl Kind {
     /// Every kind, in the order people read them in lists.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Html,
         Kind::Markdown,
         Kind::Text,
         Kind::Pdf,
         Kind::Word,
         Kind::Presentation,
+        Kind::Email,
         Kind::Spreadsheet,
         Kind::Csv,
         Kind::Code,
@@ -55,6 +58,7 @@ impl Kind {
             Kind::Image => "image",
             Kind::Word => "word",
             Kind::Presentation => "presentation",
+            Kind::Email => "email",
         }
     }
 
@@ -71,6 +75,7 @@ impl Kind {
             "image" => Kind::Image,
             "word" => Kind::Word,
             "presentation" => Kind::Presentation,
+            "email" => Kind::Email,
             _ => return None,
         })
     }

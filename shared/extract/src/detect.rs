@@ -128,6 +128,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Word, &["docx", "docm", "odt"]),
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
+    (Kind::Email, &["eml"]),
     (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
 ];
 
@@ -180,7 +181,7 @@ fn unsupported(mime: &str) -> String {
 
 /// Formats whose content has no magic number of its own.
 fn text_like(kind: Kind) -> bool {
-    matches!(kind, Kind::Html | Kind::Markdown | Kind::Text | Kind::Csv | Kind::Code)
+    matches!(kind, Kind::Html | Kind::Markdown | Kind::Text | Kind::Csv | Kind::Code | Kind::Email)
 }
 
 /// A coarse description of content with no magic number, for error messages.
