@@ -91,7 +91,8 @@ pub struct FilterArgs {
     /// Failure reason contains TEXT (case-insensitive).
     #[arg(long)]
     pub reason: Option<String>,
-    /// html, markdown, text, pdf, word, spreadsheet, csv, code, audio or image.
+    /// html, markdown, text, pdf, word, presentation, email, spreadsheet, csv,
+    /// code, audio or image.
     #[arg(long, value_parser = parse_kind)]
     pub kind: Option<ragpipe_core::Kind>,
     /// Only documents whose last extraction left a warning (OCR pages read
