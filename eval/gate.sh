@@ -49,13 +49,16 @@ printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"
 # int8 graph (2026-12-05, AVX2) recall@8 0.95, MRR 0.775, 11 of 358
 # answerable refused (3.1 %), 7 of 50 out-of-domain answered (14 %): about
 # five refusals and one bluff of slack.
-# The largest part of the gate: ingest and eval of eval/corpus (1,161
-# chunks, every question's windows embedded by a model 4x e5's compute) take
-# about 15 minutes on an AVX2-only 2-core CPU (5 + 9.5; 3 + 3 on a VNNI
-# one), 45 with a build beside them, which is what pushed CI past its 90
-# minutes on 2026-12-05. RAGPIPE_GATE_MPNET=0 skips it for a quick local run.
-if [[ "${RAGPIPE_GATE_MPNET:-1}" == 0 ]]; then
-  echo "gate: all-mpnet-base-v2's gate skipped (RAGPIPE_GATE_MPNET=0)" >&2
+# The largest part of the gate by far, so CI leaves it out: ingest and eval
+# of eval/corpus with a model 4x e5's compute (1,161 chunks, every
+# question's windows embedded) took 3 + 3 min on a VNNI CPU but 19 min of
+# ingest alone on the AVX2-only CPU of the CI run after 2026-12-05's session
+# o, which ran CI past its 90 minutes twice (docs/EVALUATION.md "CI's
+# time"). The model's own tests (shared/embed/tests/mpnet.rs,
+# integration-tests/tests/models.rs) still run in CI; RAGPIPE_GATE_MPNET=1
+# adds its gate, as before changing anything mpnet's floors guard.
+if [[ "${RAGPIPE_GATE_MPNET:-0}" != 1 ]]; then
+  echo "gate: all-mpnet-base-v2's gate not run (RAGPIPE_GATE_MPNET=1 runs it, about 6-25 min)" >&2
   exit 0
 fi
 printf '[model]\nname = "all-mpnet-base-v2"\n' > "$mp/ragpipe.toml"
