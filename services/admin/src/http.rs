@@ -237,4 +237,31 @@ mod tests {
         let script_src = PAGE_CSP.split(';').map(str::trim).find(|d| d.starts_with("script-src"));
         assert_eq!(script_src, Some("script-src 'self'"), "no inline script or handler attribute runs");
     }
+
+    /// The page's filters and the API description offer exactly the kinds
+    /// and statuses ragpipe has: a kind added without them could be listed
+    /// by the API but not picked on the page, or not be in the schema.
+    #[test]
+    fn filters_and_schema_name_every_kind_and_status() {
+        let spec: serde_json::Value = serde_json::from_str(OPENAPI).unwrap();
+        let schema = |name: &str| -> Vec<String> {
+            let values = spec["components"]["schemas"][name]["enum"].as_array().unwrap();
+            values.iter().map(|v| v.as_str().unwrap().to_owned()).collect()
+        };
+        let options = |id: &str| -> Vec<String> {
+            let select = PAGE.split(&format!(r#"<select id="{id}">"#)).nth(1).unwrap();
+            let select = select.split("</select>").next().unwrap();
+            select.split("<option>").skip(1).map(|o| o.split("</option>").next().unwrap().to_owned()).collect()
+        };
+        let kinds: Vec<String> = ragpipe_core::Kind::ALL.iter().map(|k| k.as_str().to_owned()).collect();
+        let statuses: Vec<String> = DocStatus::ALL.iter().map(|s| s.as_str().to_owned()).collect();
+        assert_eq!(schema("Kind"), kinds);
+        assert_eq!(schema("Status"), statuses);
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(options("kind-filter")), sorted(kinds));
+        assert_eq!(options("status-filter"), statuses);
+    }
 }

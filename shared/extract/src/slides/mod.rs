@@ -98,4 +98,24 @@ impl Pass {
     fn reads(self, role: Role) -> bool {
         matches!((self, role), (Pass::Title, Role::Title) | (Pass::Text, Role::Text))
     }
+
+    /// Writes text read in this pass: the slide's words into `w`, a title's
+    /// into `title` (`None` before the first slide). `"\n"` is a line break.
+    fn write(self, w: &mut Writer<'_>, title: Option<&mut String>, s: &str) {
+        match (self, title) {
+            (Pass::Text, _) if s == "\n" => w.line_break(),
+            (Pass::Text, _) => w.text(s),
+            (Pass::Title, Some(title)) => title.push_str(s),
+            (Pass::Title, None) => {}
+        }
+    }
+
+    /// Ends a paragraph read in this pass: a title's paragraphs are joined
+    /// by line breaks (and later by spaces, in [`begin_slide`]).
+    fn end_paragraph(self, w: &mut Writer<'_>, title: Option<&mut String>) {
+        match self {
+            Pass::Text => w.end_paragraph(),
+            Pass::Title => self.write(w, title, "\n"),
+        }
+    }
 }

@@ -55,8 +55,8 @@ fn walk(content: &str, pass: Pass, w: &mut Writer<'_>, titles: &mut Vec<String>)
             },
             Event::Empty(e) => match e.local_name().as_ref() {
                 "page" => enter_slide(&mut slide, pass, w, titles)?,
-                "s" | "tab" if reading => push(pass, w, titles, " "),
-                "line-break" if reading => push(pass, w, titles, "\n"),
+                "s" | "tab" if reading => pass.write(w, titles.last_mut(), " "),
+                "line-break" if reading => pass.write(w, titles.last_mut(), "\n"),
                 "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
                 _ => {}
             },
@@ -65,16 +65,13 @@ fn walk(content: &str, pass: Pass, w: &mut Writer<'_>, titles: &mut Vec<String>)
                     roles.pop();
                 }
                 // Ends a paragraph read in this pass (each start pushed whether it is).
-                "p" | "h" if paragraphs.pop() == Some(true) => match pass {
-                    Pass::Text => w.end_paragraph(),
-                    Pass::Title => push(pass, w, titles, "\n"),
-                },
+                "p" | "h" if paragraphs.pop() == Some(true) => pass.end_paragraph(w, titles.last_mut()),
                 "table" if pass == Pass::Text => w.end_table(),
                 "table-row" if pass == Pass::Text => w.end_row()?,
                 _ => {}
             },
-            Event::Text(t) if reading => push(pass, w, titles, &t.xml_content(XmlVersion::Implicit1_0)),
-            Event::GeneralRef(r) if reading => push(pass, w, titles, &reference(&r).unwrap_or_default()),
+            Event::Text(t) if reading => pass.write(w, titles.last_mut(), &t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(r) if reading => pass.write(w, titles.last_mut(), &reference(&r).unwrap_or_default()),
             _ => {}
         }
     }
@@ -105,17 +102,5 @@ fn class(e: &BytesStart<'_>) -> Role {
         Some("title") => Role::Title,
         Some("page-number" | "footer" | "date-time" | "header" | "page" | "handout") => Role::Furniture,
         _ => Role::Text,
-    }
-}
-
-fn push(pass: Pass, w: &mut Writer<'_>, titles: &mut [String], s: &str) {
-    match pass {
-        Pass::Text if s == "\n" => w.line_break(),
-        Pass::Text => w.text(s),
-        Pass::Title => {
-            if let Some(title) = titles.last_mut() {
-                title.push_str(s);
-            }
-        }
     }
 }

@@ -150,7 +150,7 @@ fn shapes(xml: &str, part: &str, pass: Pass, w: &mut Writer<'_>, title: &mut Str
                 }
                 "t" => in_text = true,
                 // LibreOffice writes a break with its run properties inside.
-                "br" if reading => push(pass, w, title, "\n"),
+                "br" if reading => pass.write(w, Some(&mut *title), "\n"),
                 "tbl" if pass == Pass::Text => w.start_table(),
                 "tr" if pass == Pass::Text => w.start_row(false),
                 "tc" if pass == Pass::Text => w.start_cell(),
@@ -158,7 +158,7 @@ fn shapes(xml: &str, part: &str, pass: Pass, w: &mut Writer<'_>, title: &mut Str
             },
             Event::Empty(e) => match e.local_name().as_ref() {
                 "ph" => set_role(&mut roles, &e),
-                "br" if reading => push(pass, w, title, "\n"),
+                "br" if reading => pass.write(w, Some(&mut *title), "\n"),
                 "tc" if pass == Pass::Text => w.start_cell(),
                 _ => {}
             },
@@ -167,17 +167,18 @@ fn shapes(xml: &str, part: &str, pass: Pass, w: &mut Writer<'_>, title: &mut Str
                     roles.pop();
                 }
                 // Ends a paragraph read in this pass (each start pushed whether it is).
-                "p" if paragraphs.pop() == Some(true) => match pass {
-                    Pass::Text => w.end_paragraph(),
-                    Pass::Title => title.push('\n'),
-                },
+                "p" if paragraphs.pop() == Some(true) => pass.end_paragraph(w, Some(&mut *title)),
                 "t" => in_text = false,
                 "tbl" if pass == Pass::Text => w.end_table(),
                 "tr" if pass == Pass::Text => w.end_row()?,
                 _ => {}
             },
-            Event::Text(t) if in_text && reading => push(pass, w, title, &t.xml_content(XmlVersion::Implicit1_0)),
-            Event::GeneralRef(r) if in_text && reading => push(pass, w, title, &reference(&r).unwrap_or_default()),
+            Event::Text(t) if in_text && reading => {
+                pass.write(w, Some(&mut *title), &t.xml_content(XmlVersion::Implicit1_0))
+            }
+            Event::GeneralRef(r) if in_text && reading => {
+                pass.write(w, Some(&mut *title), &reference(&r).unwrap_or_default())
+            }
             _ => {}
         }
     }
@@ -187,14 +188,6 @@ fn shapes(xml: &str, part: &str, pass: Pass, w: &mut Writer<'_>, title: &mut Str
 fn set_role(roles: &mut [Role], e: &BytesStart<'_>) {
     if let Some(role) = roles.last_mut() {
         *role = placeholder(attr(e, "type").as_deref());
-    }
-}
-
-fn push(pass: Pass, w: &mut Writer<'_>, title: &mut String, s: &str) {
-    match pass {
-        Pass::Text if s == "\n" => w.line_break(),
-        Pass::Text => w.text(s),
-        Pass::Title => title.push_str(s),
     }
 }
 
