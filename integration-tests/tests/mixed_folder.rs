@@ -27,7 +27,9 @@ fn copy_fixtures(kind: &str, to: &Path) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         // Fixture sources (a flat ODT, the scripts that write decks and
         // messages) are not fixtures.
-        if !matches!(name.as_str(), "make.sh" | "make.py" | "SOURCES.md" | "deck.py") && !name.ends_with(".fodt") {
+        if !matches!(name.as_str(), "make.sh" | "make.py" | "make_msg.py" | "SOURCES.md" | "deck.py")
+            && !name.ends_with(".fodt")
+        {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
     }
@@ -120,7 +122,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt"];
     let decks = ["review.pptx", "review.odp", "review-lo.pptx"];
-    let mail = ["outage.eml", "digest.eml"];
+    let mail = ["outage.eml", "digest.eml", "ops-list.mbox", "access-review.msg", "release-notes.msg"];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -205,6 +207,17 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert!(hit["document"].as_str().unwrap_or_default().ends_with("outage.eml"), "{found}");
     assert!(hit["title"].as_str().unwrap_or_default().contains("checkout outage"), "{found}");
     assert_eq!(hit["kind"], "email", "{found}");
+    // A mailbox answers by one message, under that message's subject.
+    let (_, found) = run.run(&["search", "why is the build cache filling up the disks?", "--json", "--no-threshold"]);
+    let hit = &found["hits"][0];
+    assert!(hit["document"].as_str().unwrap_or_default().ends_with("ops-list.mbox"), "{found}");
+    assert!(hit["section"].as_str().unwrap_or_default().contains("Disk alerts on the build farm"), "{found}");
+    // An Outlook message answers by its body.
+    let (_, found) =
+        run.run(&["search", "when are unconfirmed database accounts switched off?", "--json", "--no-threshold"]);
+    let hit = &found["hits"][0];
+    assert!(hit["document"].as_str().unwrap_or_default().ends_with("access-review.msg"), "{found}");
+    assert!(hit["content"].as_str().unwrap_or_default().contains("disabled on 16 June"), "{found}");
     // Which document ranks first, not whether it clears the abstention
     // threshold: the policy is in two files (docx and odt), so its margin
     // over the next document is 0, and its distance (0.49-0.52) moves with

@@ -31,6 +31,8 @@ def good_controls(c: Corpus):
             ("slides/review.pptx", "good-review.pptx"),
             ("slides/review.odp", "good-review.odp"),
             ("email/outage.eml", "good-outage.eml"),
+            ("email/ops-list.mbox", "good-ops-list.mbox"),
+            ("email/access-review.msg", "good-access-review.msg"),
         ]
     for src, dst in copies:
         c.add(dst, fx(src), k, "indexed")
@@ -85,6 +87,8 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("docx", "word/policy.docx"),
     ("pptx", "slides/review.pptx"),
     ("odp", "slides/review.odp"),
+    ("mbox", "email/ops-list.mbox"),
+    ("msg", "email/access-review.msg"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 

@@ -24,7 +24,7 @@ pub enum Kind {
     /// A slide deck: Office Open XML (`.pptx`) or OpenDocument presentation
     /// (`.odp`); each slide is a page.
     Presentation,
-    /// An e-mail message (`.eml`).
+    /// E-mail: a message (`.eml`, Outlook's `.msg`) or a mailbox (`.mbox`).
     Email,
 }
 

@@ -70,12 +70,14 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 }
 
 /// Generic containers a format is stored in: OOXML and ODF documents are
-/// zip files and `.xls` is an OLE compound file, which sniffing may report
+/// zip files, `.xls` and `.msg` are OLE compound files, which sniffing may report
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
         Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
         Kind::Word | Kind::Presentation => mime == "application/zip",
+        // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
+        Kind::Email => mime == "application/x-ole-storage",
         _ => false,
     }
 }
@@ -128,7 +130,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Word, &["docx", "docm", "odt"]),
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
-    (Kind::Email, &["eml"]),
+    (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
 ];
 

@@ -157,7 +157,7 @@ pub fn extract_scanned(
         Kind::Audio => audio::extract(name, bytes, sidecar, asr, limits)?,
         Kind::Word => word::extract(name, bytes, limits)?,
         Kind::Presentation => slides::extract(name, bytes, limits)?,
-        Kind::Email => email::extract(name, bytes)?,
+        Kind::Email => email::extract(name, bytes, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);

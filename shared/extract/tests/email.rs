@@ -1,7 +1,9 @@
-//! E-mail messages made by Python's `email` package (see
-//! `fixtures/email/make.py`): the envelope, the plain-text body rather than
-//! its HTML twin, an HTML-only body read as text, attachments named, the
-//! subject as title, and a clear reason for a file that is no message.
+//! E-mail made by real tools: MIME messages and a mailbox by Python's
+//! `email` and `mailbox` packages (`fixtures/email/make.py`), Outlook
+//! messages by Aspose.Email (`make_msg.py`). The envelope, the plain-text
+//! body rather than its HTML twin, an HTML-only body read as text,
+//! attachments named, the subject as title, one section per message of a
+//! mailbox, and a clear reason for a file that is no message.
 
 mod common;
 
@@ -61,9 +63,14 @@ fn an_html_only_message_is_read_as_text() {
     assert_eq!(doc.title, "Weekly platform digest");
     let envelope = "From: Platform bot <bot@example.com>\nTo: engineering@example.com\nDate: 2026-05-01T08:00:00Z";
     assert!(doc.text.starts_with(envelope), "{}", doc.text);
-    for words in ["This week", "The staging cluster moves to the new region on Tuesday.", "Rotate your API tokens."] {
-        assert!(doc.text.contains(words), "{words}: {}", doc.text);
-    }
+    // Read by the HTML extractor: heading, paragraph and list items stay apart.
+    let body = [
+        "This week",
+        "The staging cluster moves to the new region on Tuesday.",
+        "Freeze deploys from 10:00 to 12:00.",
+        "Rotate your API tokens.",
+    ];
+    assert!(doc.text.ends_with(&body.join("\n\n")), "{}", doc.text);
     assert!(!doc.text.contains("<li>") && !doc.text.contains("<p>"), "no markup: {}", doc.text);
 }
 
@@ -71,4 +78,110 @@ fn an_html_only_message_is_read_as_text() {
 fn a_file_that_is_no_message_fails_with_its_reason() {
     let err = open("notes.eml", b"\n\njust some words, no headers\n").unwrap_err();
     assert_eq!(err.to_string(), "malformed e-mail: no message headers");
+}
+
+#[test]
+fn a_mailbox_reads_each_message_under_its_subject() {
+    let doc = fixture("ops-list.mbox");
+    assert_eq!(doc.kind, Kind::Email);
+    assert_eq!(doc.title, "ops-list", "a mailbox is named by its file");
+    let got = blocks(&doc);
+    let got: Vec<(&str, &str)> = got.iter().map(|(k, t)| (k.as_str(), *t)).collect();
+    assert_eq!(
+        got,
+        [
+            ("h1", "Disk alerts on the build farm"),
+            ("p", "From: Li Wei <li@example.com>\nTo: ops-list@example.com\nDate: 2026-05-04T09:00:00Z"),
+            (
+                "p",
+                "Since Friday the build agents page us when /var/cache passes 80 %.\nIs anyone cleaning the sccache \
+                 directory?"
+            ),
+            ("h1", "Re: Disk alerts on the build farm"),
+            ("p", "From: Ana Garc\u{ed}a <ana@example.com>\nTo: ops-list@example.com\nDate: 2026-05-04T10:30:00Z"),
+            (
+                "p",
+                "The nightly job that prunes sccache was disabled during the migration.\nFrom now on it runs at 02:00 \
+                 and keeps seven days of objects."
+            ),
+            ("h1", "Message 3"),
+            ("p", "From: Platform bot <bot@example.com>\nTo: ops-list@example.com\nDate: 2026-05-05T02:05:00Z"),
+            ("p", "Pruned 41 GiB from /var/cache/sccache on 12 agents."),
+            ("h1", "Message 4"),
+            ("p", "No headers here, only words about the backup rota."),
+        ]
+    );
+}
+
+#[test]
+fn a_mailbox_of_one_message_reads_as_that_message() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/email/outage.eml");
+    let mut bytes = b"From ana@example.com Tue Apr 28 16:05:00 2026\n".to_vec();
+    bytes.extend(std::fs::read(path).unwrap());
+    let boxed = open("outage.mbox", &bytes).unwrap();
+    let plain = fixture("outage.eml");
+    assert_eq!((boxed.title.as_str(), boxed.text.as_str()), (plain.title.as_str(), plain.text.as_str()));
+}
+
+#[test]
+fn an_outlook_message_reads_as_its_envelope_body_and_attachments() {
+    let doc = fixture("access-review.msg");
+    assert_eq!(doc.kind, Kind::Email);
+    // Aspose.Email, unlicensed, marks what it writes (fixtures/email/make_msg.py).
+    assert_eq!(doc.title, "Quarterly access review(Aspose.Email Evaluation)");
+    let got = blocks(&doc);
+    assert_eq!(
+        got[0].1,
+        "From: Ana Garc\u{ed}a <ana@example.com>\nTo: Managers <managers@example.com>\nCc: Security team \
+         <security@example.com>\nDate: 2026-06-01T09:30:00Z"
+    );
+    let body: Vec<&str> = got[1..].iter().map(|(_, t)| *t).collect();
+    let ours = [
+        "Hello managers,",
+        "Every manager must confirm who on their team still needs access to the\npayments database by 15 June. \
+         Accounts nobody confirms are disabled on 16 June.",
+        "The list of accounts is attached.",
+        "Attachments: accounts.csv",
+    ];
+    // The notice Aspose writes first runs into "Hello managers," as one block.
+    assert!(body.join("\n\n").ends_with(&ours.join("\n\n")), "{body:#?}");
+}
+
+#[test]
+fn an_outlook_message_with_only_html_is_read_as_text() {
+    let doc = fixture("release-notes.msg");
+    assert!(doc.title.starts_with("Release 4.2 notes"), "{}", doc.title);
+    assert!(
+        doc.text.starts_with("From: Release bot <releases@example.com>\nTo: engineering@example.com"),
+        "{}",
+        doc.text
+    );
+    // The HTML body, which holds more words than the plain one Aspose wrote.
+    let body = [
+        "Release 4.2",
+        "Exports to Parquet are now streamed, so a 10 GB export no longer needs 10 GB of memory.",
+        "Fixed: time zones in scheduled reports.",
+    ];
+    assert!(doc.text.ends_with(&body.join("\n\n")), "{}", doc.text);
+    assert!(!doc.text.contains("<p>") && !doc.text.contains("<li>"), "no markup: {}", doc.text);
+}
+
+#[test]
+fn a_compound_file_that_is_no_outlook_message_fails_with_its_reason() {
+    let word = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/word/policy.doc")).unwrap();
+    let err = open("policy.msg", &word).unwrap_err().to_string();
+    assert!(err.starts_with("malformed Outlook message: ") || err.contains("application/msword"), "{err}");
+    let msg = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/email/access-review.msg"))
+        .unwrap();
+    let err = open("truncated.msg", &msg[..msg.len() / 2]).unwrap_err().to_string();
+    assert!(err.starts_with("malformed Outlook message: "), "{err}");
+}
+
+#[test]
+fn an_html_body_nested_past_the_limit_is_still_read() {
+    let n = 100_000;
+    let html = format!("<html><body>{}deep words{}</body></html>", "<div>".repeat(n), "</div>".repeat(n));
+    let message = format!("From: a@example.com\r\nSubject: nested\r\nContent-Type: text/html\r\n\r\n{html}\r\n");
+    let doc = open("nested.eml", message.as_bytes()).unwrap();
+    assert!(doc.text.ends_with("deep words"), "{}", &doc.text[..doc.text.len().min(200)]);
 }
