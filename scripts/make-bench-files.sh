@@ -4,7 +4,9 @@
 # PDF of PAGES pages of text (reportlab), a Word document of PAGES
 # sections of headings, paragraphs, list items and a table (python-docx) and
 # a deck of PAGES slides of a title, bullets and speaker notes, every fifth
-# with a table (python-pptx), all from PyPI in a throwaway venv.
+# with a table (python-pptx), all from PyPI in a throwaway venv, and a
+# mailbox of 10 x PAGES messages of three paragraphs each (Python's own
+# `mailbox`).
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -92,5 +94,21 @@ for p in range(pages):
             body.add_paragraph().text = sentence()
     s.notes_slide.notes_text_frame.text = " ".join(sentence() for _ in range(4))
 deck.save(f"{out}/big.pptx")
+
+import mailbox
+from email.message import EmailMessage
+box = mailbox.mbox(f"{out}/big.mbox")
+box.lock()
+for m in range(10 * pages):
+    msg = EmailMessage()
+    msg["Subject"] = f"Re: {sentence()[:40]} #{m}"
+    msg["From"] = f"User {m % 97} <user{m % 97}@example.com>"
+    msg["To"] = "ops-list@example.com"
+    msg["Date"] = "Mon, 04 May 2026 09:00:00 +0000"
+    msg.set_content("\n\n".join(" ".join(sentence() for _ in range(2)) for _ in range(3)))
+    box.add(msg)
+box.flush()
+box.unlock()
+box.close()
 PY
 ls -la "$out"
