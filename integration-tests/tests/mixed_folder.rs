@@ -106,6 +106,16 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     // nested over 100 deep, so the page is unreadable but nothing crashes.
     let deep = format!(" /Deep {}{}", "[".repeat(100_000), "]".repeat(100_000));
     run.put("nested.pdf", &one_page_pdf(Page { content: b"BT /F1 12 Tf (x) Tj ET", extra: &deep, ..Page::default() }));
+    // A message carrying that self-drawing PDF: the child reading its
+    // attachments aborts, so the message is read again without them.
+    let mut mail = b"From: keeper@example.com\r\nSubject: Lighthouse log\r\nMIME-Version: 1.0\r\n\
+        Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n\
+        The lamp was relit at 21:40 after the storm cut the mains.\r\n--b\r\nContent-Type: application/pdf\r\n\
+        Content-Disposition: attachment; filename=\"log.pdf\"\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+        .to_vec();
+    mail.extend(one_page_pdf(Page { content: b"/Fm0 Do", form: Some(b"/Fm0 Do"), ..Page::default() }));
+    mail.extend(b"\r\n--b--\r\n");
+    run.put("crash-attachment.eml", &mail);
 
     let (code, summary) = run.ingest();
     assert_eq!(code, 1, "a run with failures exits 1: {summary}");
@@ -122,7 +132,15 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt"];
     let decks = ["review.pptx", "review.odp", "review-lo.pptx"];
-    let mail = ["outage.eml", "digest.eml", "ops-list.mbox", "access-review.msg", "release-notes.msg"];
+    let mail = [
+        "outage.eml",
+        "digest.eml",
+        "handover.eml",
+        "crash-attachment.eml",
+        "ops-list.mbox",
+        "access-review.msg",
+        "release-notes.msg",
+    ];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -178,6 +196,13 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert_eq!(got.iter().map(|(d, r)| (d.as_str(), r.as_str())).collect::<Vec<_>>(), expected, "{summary}");
     assert_eq!(summary["sync"]["new"], indexed + expected.len(), "sidecars are not documents");
 
+    // What was left out of a message is its warning.
+    let (_, page) = run.run(&["documents", "--warned", "--json"]);
+    let warned = common::warnings(&page);
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert_eq!(warned[0].0, "crash-attachment.eml");
+    assert!(warned[0].1.contains("attachments not read: reading them failed (extraction crashed"), "{warned:?}");
+    assert_eq!(warned[1], ("handover.eml".into(), "\"attachment rota.pdf not read: encrypted PDF\"".into()));
     check_pdf_chunks(&run, "handbook.pdf");
     for audio in &good[2..] {
         check_audio_chunks(&run, audio);

@@ -122,13 +122,7 @@ fn archive_scan_encodings_are_found_and_low_confidence_pages_are_listed() {
 
     let (code, page) = run(&["documents", "--warned", "--json"]);
     assert_eq!(code, 0, "{page}");
-    let mut warned: Vec<(String, String)> = page["documents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| (d["source"].as_str().unwrap().rsplit('/').next().unwrap().to_string(), d["warning"].to_string()))
-        .collect();
-    warned.sort();
+    let warned = common::warnings(&page);
     let names: Vec<&str> = warned.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["brochure-jbig2.pdf", "pangrams-fax.pdf"], "{page}");
     for (name, warning) in &warned {

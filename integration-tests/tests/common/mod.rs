@@ -96,6 +96,19 @@ pub fn ragpipe_ok(data: &std::path::Path, pre: &[&str], args: &[&str]) -> serde_
 
 /// `(file name, reason)` of every failed document in an `ingest --json`
 /// summary, sorted by name.
+/// `(file name, warning as JSON)` of each document of a `documents --warned
+/// --json` page, sorted.
+pub fn warnings(page: &serde_json::Value) -> Vec<(String, String)> {
+    let mut warned: Vec<(String, String)> = page["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["source"].as_str().unwrap().rsplit('/').next().unwrap().to_string(), d["warning"].to_string()))
+        .collect();
+    warned.sort();
+    warned
+}
+
 pub fn failure_reasons(summary: &serde_json::Value) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = summary["failed"]
         .as_array()

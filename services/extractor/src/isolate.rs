@@ -170,7 +170,26 @@ async fn in_child(
         threads = threads.max(ocr.threads as u64);
         header.ocr = Some(ocr);
     }
-    match run_child(program, args, &limits, threads, &header, &req.bytes, side).await? {
+    let mut answer = run_child(program, args, &limits, threads, &header, &req.bytes, side).await;
+    // A message's attachments are read in the same child: when one of them
+    // takes it down (a parser crash, the memory or time limit), the message
+    // is read again without them rather than lost with them.
+    if let Err(IsolateError::Failed(reason)) = &answer
+        && req.kind == Kind::Email
+        && header.limits.read_attachments
+    {
+        tracing::warn!(name = req.name, reason = %reason, "an attachment took the extraction child down; reading the message without attachments");
+        let note = format!("attachments not read: reading them failed ({reason})");
+        header.limits.read_attachments = false;
+        answer = run_child(program, args, &limits, threads, &header, &req.bytes, side).await.map(|r| match r {
+            Response::Ok(mut doc) => {
+                doc.warnings.push(note);
+                Response::Ok(doc)
+            }
+            other => other,
+        });
+    }
+    match answer? {
         Response::Ok(doc) => Ok(doc),
         Response::Err(reason) => Err(IsolateError::Failed(reason)),
         Response::Duration(_) => Err(IsolateError::Failed("extraction child answered with a duration".into())),

@@ -57,6 +57,7 @@ impl ExtractorConfig {
                 max_text_bytes: l.max_text_mib << 20,
                 max_nesting: l.max_nesting,
                 max_image_pixels: config.ocr.max_image_megapixels.saturating_mul(1_000_000),
+                read_attachments: true,
             },
             isolation: Isolation::ChildProcess {
                 program: std::env::current_exe()?,

@@ -159,7 +159,11 @@ impl ExtractStage {
         } else {
             versioned(self.config.ocr.as_ref().map(crate::OcrSettings::label))
         };
-        let warning = ragpipe_core::low_confidence_warning(&doc.ocr_pages);
+        let warnings: Vec<String> = ragpipe_core::low_confidence_warning(&doc.ocr_pages)
+            .into_iter()
+            .chain(doc.warnings.iter().cloned())
+            .collect();
+        let warning = (!warnings.is_empty()).then(|| warnings.join("; "));
         if let Some(warning) = &warning {
             tracing::warn!(key = %job.key, "{warning}");
         }

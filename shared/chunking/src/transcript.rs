@@ -111,6 +111,7 @@ mod tests {
             duration: Some(60.0),
             regions: Vec::new(),
             ocr_pages: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 

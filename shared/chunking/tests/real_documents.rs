@@ -186,6 +186,7 @@ fn oversized_paragraph_splits_at_sentences() {
         duration: None,
         regions: Vec::new(),
         ocr_pages: Vec::new(),
+        warnings: Vec::new(),
     };
     let cfg = ChunkConfig { budget: 96, contextual_header: true, ..ChunkConfig::default() };
     let chunks = chunk_document(&doc, &tok, &cfg);

@@ -156,6 +156,11 @@ pub struct Document {
     /// How well each OCR'd page was read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ocr_pages: Vec<OcrPage>,
+    /// What the reader left out of an indexed document and why (an e-mail
+    /// attachment it could not read, say): shown with the document as its
+    /// warning, as low OCR confidence is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A span of the canonical text (`range`, bytes) and the rectangle of page

@@ -88,6 +88,7 @@ pub(crate) fn extract(
         duration: Some(duration),
         regions: Vec::new(),
         ocr_pages: Vec::new(),
+        warnings: Vec::new(),
     })
 }
 

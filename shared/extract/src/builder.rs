@@ -167,6 +167,44 @@ impl TextBuilder {
         last + 1
     }
 
+    /// Bytes of canonical text written so far.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Appends another document's blocks as they are (text, kinds, tables),
+    /// its headings `shift` levels deeper and on no page: an attachment read
+    /// into the message that carries it.
+    pub fn append(&mut self, doc: &Document, shift: u8) {
+        self.finish();
+        self.table = None;
+        let first_table = self.tables.len() as u32;
+        self.tables.extend(doc.tables.iter().cloned());
+        let mut previous: Option<&BlockKind> = None;
+        for block in &doc.blocks {
+            let same_table = matches!(
+                (previous, &block.kind),
+                (Some(BlockKind::TableRow { table: a, .. }), BlockKind::TableRow { table: b, .. }) if a == b
+            );
+            if same_table {
+                self.text.push('\n');
+            } else if !self.text.is_empty() {
+                self.text.push_str("\n\n");
+            }
+            let start = self.text.len();
+            self.text.push_str(doc.slice(block));
+            let kind = match block.kind.clone() {
+                BlockKind::Heading { level } => BlockKind::Heading { level: level.saturating_add(shift) },
+                BlockKind::TableRow { table, row, header } => {
+                    BlockKind::TableRow { table: table + first_table, row, header }
+                }
+                other => other,
+            };
+            self.blocks.push(Block { kind, range: start..self.text.len(), page: None });
+            previous = Some(&block.kind);
+        }
+    }
+
     pub fn build(mut self, title: String, kind: Kind) -> Document {
         self.finish();
         Document {
@@ -178,6 +216,7 @@ impl TextBuilder {
             duration: None,
             regions: Vec::new(),
             ocr_pages: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }

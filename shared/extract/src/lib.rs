@@ -69,6 +69,14 @@ pub struct Limits {
     /// Pixels of one page image read by OCR (width × height).
     #[serde(default = "default_image_pixels")]
     pub max_image_pixels: u64,
+    /// Whether an e-mail's attachments are read into it. Off only for a
+    /// second try of a message whose attachment took the first one down.
+    #[serde(default = "yes")]
+    pub read_attachments: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_image_pixels() -> u64 {
@@ -86,6 +94,7 @@ impl Default for Limits {
             max_text_bytes: 16 << 20,
             max_nesting: 1000,
             max_image_pixels: default_image_pixels(),
+            read_attachments: true,
         }
     }
 }

@@ -91,7 +91,17 @@ pub(crate) fn assemble(title: String, kind: Kind, pages: &[PageText], low: f32) 
     if blocks.is_empty() {
         return Err(ExtractError::Malformed(NO_TEXT_FOUND.into()));
     }
-    Ok(Document { title, kind, text, blocks, tables: Vec::new(), duration: None, regions, ocr_pages })
+    Ok(Document {
+        title,
+        kind,
+        text,
+        blocks,
+        tables: Vec::new(),
+        duration: None,
+        regions,
+        ocr_pages,
+        warnings: Vec::new(),
+    })
 }
 
 #[cfg(test)]

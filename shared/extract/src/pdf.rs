@@ -123,6 +123,7 @@ fn assemble(title: String, pages: &[Page]) -> Document {
         duration: None,
         regions: Vec::new(),
         ocr_pages: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 

@@ -87,6 +87,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         duration: None,
         regions: Vec::new(),
         ocr_pages: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 

@@ -53,6 +53,11 @@ fn a_message_reads_as_its_envelope_body_and_attachments() {
             ),
             ("p", "\u{2014} Ana"),
             ("p", "Attachments: timeline.csv"),
+            // The attached CSV, read as the table it is.
+            ("h1", "Attachment: timeline.csv"),
+            ("row 1 header", "time | event"),
+            ("row 2", "09:12 | certificate expired"),
+            ("row 3", "09:59 | service restored"),
         ]
     );
 }
@@ -142,9 +147,11 @@ fn an_outlook_message_reads_as_its_envelope_body_and_attachments() {
          Accounts nobody confirms are disabled on 16 June.",
         "The list of accounts is attached.",
         "Attachments: accounts.csv",
+        "Attachment: accounts.csv",
+        "account | owner\nsvc-payments | ana",
     ];
     // The notice Aspose writes first runs into "Hello managers," as one block.
-    assert!(body.join("\n\n").ends_with(&ours.join("\n\n")), "{body:#?}");
+    assert!(doc.text.ends_with(&ours.join("\n\n")), "{body:#?}");
 }
 
 #[test]
@@ -184,4 +191,44 @@ fn an_html_body_nested_past_the_limit_is_still_read() {
     let message = format!("From: a@example.com\r\nSubject: nested\r\nContent-Type: text/html\r\n\r\n{html}\r\n");
     let doc = open("nested.eml", message.as_bytes()).unwrap();
     assert!(doc.text.ends_with("deep words"), "{}", &doc.text[..doc.text.len().min(200)]);
+}
+
+#[test]
+fn attached_documents_are_read_into_the_message_and_the_rest_named() {
+    let doc = fixture("handover.eml");
+    assert_eq!(doc.title, "Field station handover");
+    let names = "Attachments: handbook.pdf, rota.pdf, message \"Weekly platform digest\"";
+    let (head, handbook) = doc.text.split_once("\n\nAttachment: handbook.pdf\n\n").expect("the PDF is read");
+    assert!(head.ends_with(names), "{head}");
+    let pdf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pdf/handbook.pdf");
+    let alone = open("handbook.pdf", &std::fs::read(pdf).unwrap()).unwrap();
+    // As it reads alone, but for the form feed between pages: in the message
+    // its blocks are on no page, so a blank line parts them.
+    assert_eq!(handbook, alone.text.replace('\u{c}', "\n\n"), "the attachment reads as it does alone");
+    // Its headings sit one level under the attachment's, on no page.
+    let levels: Vec<u8> = doc
+        .blocks
+        .iter()
+        .filter_map(|b| match b.kind {
+            ragpipe_core::BlockKind::Heading { level } => Some(level),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels[0], 1);
+    assert!(levels[1..].iter().all(|&l| l >= 2), "{levels:?}");
+    assert!(doc.blocks.iter().all(|b| b.page.is_none()));
+    // The encrypted PDF costs only itself, and says so; the forwarded
+    // message is named only.
+    assert_eq!(doc.warnings, ["attachment rota.pdf not read: encrypted PDF"]);
+    assert!(!doc.text.contains("staging cluster"), "the forwarded digest is not read");
+}
+
+#[test]
+fn attachments_are_left_out_when_the_limits_say_so() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/email/handover.eml");
+    let bytes = std::fs::read(path).unwrap();
+    let limits = Limits { read_attachments: false, ..Limits::default() };
+    let doc = extract_with(Kind::Email, "handover.eml", &bytes, None, &limits).unwrap();
+    assert!(doc.text.ends_with("Attachments: handbook.pdf, rota.pdf, message \"Weekly platform digest\""));
+    assert!(doc.warnings.is_empty());
 }

@@ -53,6 +53,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Result<Document, ExtractError
         duration: None,
         regions: Vec::new(),
         ocr_pages: Vec::new(),
+        warnings: Vec::new(),
     })
 }
 

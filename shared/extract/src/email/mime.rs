@@ -13,7 +13,7 @@
 //! words, as text: one bad message costs neither the others nor its own
 //! words. A mailbox of one message reads as that message.
 
-use super::{Mail, html_text, paragraphs, person, subject};
+use super::{Attached, Mail, html_text, paragraphs, person, subject};
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use mail_parser::mailbox::mbox::MessageIterator;
 use mail_parser::{Address, Message, MessageParser, MimeHeaders, PartType};
@@ -41,25 +41,26 @@ fn one_message(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, Ex
     let mail =
         parse(bytes, limits).ok_or_else(|| ExtractError::Malformed("malformed e-mail: no message headers".into()))?;
     let mut b = TextBuilder::new();
-    mail.write(&mut b);
+    let warnings = mail.write(&mut b, limits, 0);
     let title = mail.subject.unwrap_or_else(|| fallback_title(name));
-    Ok(b.build(title, Kind::Email))
+    Ok(Document { warnings, ..b.build(title, Kind::Email) })
 }
 
 /// A mailbox of several messages, each a section headed by its subject.
 fn mailbox(name: &str, messages: &[Vec<u8>], limits: &Limits) -> Document {
     let mut b = TextBuilder::new();
+    let mut warnings = Vec::new();
     for (i, bytes) in messages.iter().enumerate() {
         let mail = parse(bytes, limits);
         b.start(BlockKind::Heading { level: 1 });
         b.inline(&mail.as_ref().and_then(|m| m.subject.clone()).unwrap_or_else(|| format!("Message {}", i + 1)));
         b.finish();
         match mail {
-            Some(mail) => mail.write(&mut b),
+            Some(mail) => warnings.extend(mail.write(&mut b, limits, 1)),
             None => paragraphs(&mut b, &String::from_utf8_lossy(bytes)),
         }
     }
-    b.build(fallback_title(name), Kind::Email)
+    Document { warnings, ..b.build(fallback_title(name), Kind::Email) }
 }
 
 /// The message in `bytes`; `None` when it has no headers.
@@ -83,8 +84,22 @@ fn mail(message: &Message<'_>, limits: &Limits) -> Mail {
             _ => None,
         })
         .collect();
-    mail.attachments =
-        message.attachments().map(|a| a.attachment_name().unwrap_or("unnamed attachment").to_string()).collect();
+    mail.attachments = message
+        .attachments()
+        .map(|a| match &a.body {
+            // A forwarded message is named by its subject; it is not read.
+            PartType::Message(inner) => Attached {
+                name: a.attachment_name().map(str::to_string).unwrap_or_else(|| {
+                    format!("message \"{}\"", inner.subject().and_then(subject).unwrap_or_default())
+                }),
+                bytes: Vec::new(),
+            },
+            _ => Attached {
+                name: a.attachment_name().unwrap_or("unnamed attachment").to_string(),
+                bytes: a.contents().to_vec(),
+            },
+        })
+        .collect();
     mail
 }
 

@@ -6,14 +6,23 @@
 //! its text body (the plain-text one where there is one, else the HTML one
 //! read as text by the HTML extractor, blocks kept apart), paragraphs at blank lines and lines kept, then one line
 //! naming the attachments. Its subject is the document's title, so every
-//! chunk's header carries it. Attachments are named, not read: a document
-//! sent as an attachment is indexed where it is stored.
+//! chunk's header carries it.
+//!
+//! Attachments that are documents follow, each read by its own extractor
+//! under an `Attachment: NAME` heading (its headings below that, its tables
+//! with their header rows), so a policy sent as a PDF is found in the
+//! message that carries it, cited by `#char` in the message's text.
+//! Pictures, recordings and forwarded messages are named only. An
+//! attachment that cannot be read is named in the document's warning; one
+//! that takes the whole extraction down (a parser crash, the memory or time
+//! limit) makes the extractor read the message again without attachments,
+//! so the message itself is never lost to one.
 
 mod mime;
 mod outlook;
 
 use crate::{ExtractError, Limits, TextBuilder};
-use ragpipe_core::{BlockKind, Document};
+use ragpipe_core::{BlockKind, Document, Kind};
 
 /// The first bytes of an OLE compound file, which an Outlook `.msg` is.
 const COMPOUND_FILE: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
@@ -33,8 +42,18 @@ struct Mail {
     /// `From`, `To`, `Cc`, `Date`, each when present and not blank.
     envelope: Vec<(&'static str, String)>,
     bodies: Vec<String>,
-    attachments: Vec<String>,
+    attachments: Vec<Attached>,
 }
+
+/// A file attached to a message: its name and its bytes (none for a
+/// message embedded in another).
+struct Attached {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+/// Warnings listed one by one before the rest are counted.
+const WARNINGS_LISTED: usize = 10;
 
 impl Mail {
     /// Adds an envelope line, unless its value is blank.
@@ -44,8 +63,12 @@ impl Mail {
         }
     }
 
-    /// The envelope block, the bodies' paragraphs and the attachments' line.
-    fn write(&self, b: &mut TextBuilder) {
+    /// The envelope block, the bodies' paragraphs, the attachments' line and
+    /// then, each under an `Attachment: NAME` heading one level below the
+    /// message's own (`depth`: 0 for a message alone, 1 in a mailbox), the
+    /// attachments that are documents. Returns why attachments of kinds
+    /// ragpipe reads could not be read.
+    fn write(&self, b: &mut TextBuilder, limits: &Limits, depth: u8) -> Vec<String> {
         for (i, (field, value)) in self.envelope.iter().enumerate() {
             if i == 0 {
                 b.start(BlockKind::Paragraph);
@@ -58,12 +81,53 @@ impl Mail {
         for body in &self.bodies {
             paragraphs(b, body);
         }
-        if !self.attachments.is_empty() {
-            b.start(BlockKind::Paragraph);
-            b.inline(&format!("Attachments: {}", self.attachments.join(", ")));
-            b.finish();
+        if self.attachments.is_empty() {
+            return Vec::new();
         }
+        let names: Vec<&str> = self.attachments.iter().map(|a| a.name.as_str()).collect();
+        b.start(BlockKind::Paragraph);
+        b.inline(&format!("Attachments: {}", names.join(", ")));
+        b.finish();
+        if !limits.read_attachments {
+            return Vec::new();
+        }
+        let mut warnings: Vec<String> =
+            self.attachments.iter().filter_map(|file| read_attachment(b, file, limits, depth)).collect();
+        if warnings.len() > WARNINGS_LISTED {
+            let more = warnings.len() - WARNINGS_LISTED;
+            warnings.truncate(WARNINGS_LISTED);
+            warnings.push(format!("{more} more attachments not read"));
+        }
+        warnings
     }
+}
+
+/// Reads an attachment that is a document (text, a PDF with a text layer,
+/// an office file, a sheet, code) into the message. Pictures, recordings
+/// and messages inside the message stay named only; a document that fails
+/// to read, or would take the message's text past `max_text_bytes`, gives
+/// the reason, and costs neither the message nor the other attachments.
+fn read_attachment(b: &mut TextBuilder, file: &Attached, limits: &Limits, depth: u8) -> Option<String> {
+    let kind = crate::detect(&file.name, &file.bytes).ok()?;
+    if matches!(kind, Kind::Audio | Kind::Image | Kind::Email) {
+        return None;
+    }
+    let inner = Limits { read_attachments: false, ..*limits };
+    let read = std::panic::catch_unwind(|| crate::extract_with(kind, &file.name, &file.bytes, None, &inner));
+    let not_read = |why: String| Some(format!("attachment {} not read: {why}", file.name));
+    let doc = match read {
+        Ok(Ok(doc)) => doc,
+        Ok(Err(e)) => return not_read(e.to_string()),
+        Err(panic) => return not_read(format!("its parser stopped on it: {}", crate::panic_message(panic.as_ref()))),
+    };
+    if (b.text_len() + doc.text.len()) as u64 > limits.max_text_bytes {
+        return not_read("the message's text would exceed max_text_mib".into());
+    }
+    b.start(BlockKind::Heading { level: depth + 1 });
+    b.inline(&format!("Attachment: {}", file.name));
+    b.finish();
+    b.append(&doc, depth + 1);
+    None
 }
 
 /// A subject as a title: whitespace collapsed; `None` when blank.

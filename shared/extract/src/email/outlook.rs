@@ -9,7 +9,7 @@
 //! writes `.msg` files does. Attachments, embedded messages included,
 //! are named by their long file name, else their short or display name.
 
-use super::{Mail, html_text, person, subject};
+use super::{Attached, Mail, html_text, person, subject};
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use mail_parser::DateTime;
 use msg_parser::{Outlook, Person};
@@ -31,8 +31,8 @@ pub(super) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         return Err(malformed("no message properties"));
     }
     let mut b = TextBuilder::new();
-    mail.write(&mut b);
-    Ok(b.build(mail.subject.unwrap_or_else(|| fallback_title(name)), Kind::Email))
+    let warnings = mail.write(&mut b, limits, 0);
+    Ok(Document { warnings, ..b.build(mail.subject.unwrap_or_else(|| fallback_title(name)), Kind::Email) })
 }
 
 fn mail(message: &Outlook, limits: &Limits) -> Mail {
@@ -53,7 +53,8 @@ fn mail(message: &Outlook, limits: &Limits) -> Mail {
         .iter()
         .map(|a| {
             let names = [&a.long_file_name, &a.file_name, &a.display_name];
-            names.into_iter().find(|n| !n.trim().is_empty()).map_or("unnamed attachment", |n| n.trim()).to_string()
+            let name = names.into_iter().find(|n| !n.trim().is_empty()).map_or("unnamed attachment", |n| n.trim());
+            Attached { name: name.to_string(), bytes: a.payload_bytes.clone() }
         })
         .collect();
     mail
