@@ -22,6 +22,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         (None, Some("application/zip")) => {
             zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
         }
+        (None, Some("application/x-ole-storage")) if outlook_message(bytes) => Ok(Kind::Email),
         (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(unsupported(m))),
         (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
         (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
@@ -105,6 +106,13 @@ fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
         "application/vnd.oasis.opendocument.presentation" => Some(Kind::Presentation),
         _ => None,
     }
+}
+
+/// Whether an OLE compound file is an Outlook message: its directory names
+/// the MAPI property stream every `.msg` has (names are UTF-16 there).
+fn outlook_message(bytes: &[u8]) -> bool {
+    let name: Vec<u8> = "__properties_version1.0".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    bytes.windows(name.len()).any(|w| w == name.as_slice())
 }
 
 /// The lowercase extension of a file name, without the dot.

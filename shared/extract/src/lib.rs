@@ -26,8 +26,9 @@ pub use detect::{detect, extension, extensions_of, kind_for_name};
 pub use ocr::{NO_TEXT_FOUND, OCR_DISABLED, PageReader};
 pub use pdf::NO_TEXT_LAYER;
 
-/// Bumped whenever any extractor's output for the same bytes can change.
-pub const EXTRACTOR_VERSION: &str = "2";
+/// Bumped whenever any extractor's output for the same bytes can change (3:
+/// e-mail HTML bodies keep their blocks apart and attachments are read).
+pub const EXTRACTOR_VERSION: &str = "3";
 
 /// Why a document could not be extracted. The messages are shown to admins
 /// as the failure reason, so they say exactly what is wrong with the file.

@@ -232,3 +232,15 @@ fn attachments_are_left_out_when_the_limits_say_so() {
     assert!(doc.text.ends_with("Attachments: handbook.pdf, rota.pdf, message \"Weekly platform digest\""));
     assert!(doc.warnings.is_empty());
 }
+
+#[test]
+fn an_outlook_message_is_detected_without_its_extension() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for name in ["access-review.msg", "release-notes.msg"] {
+        let bytes = std::fs::read(dir.join("email").join(name)).unwrap();
+        assert_eq!(detect("no-extension", &bytes), Ok(Kind::Email), "{name}");
+    }
+    // Another compound file is not taken for one.
+    let word = std::fs::read(dir.join("word/policy.doc")).unwrap();
+    assert!(detect("no-extension", &word).unwrap_err().to_string().contains("application/msword"));
+}
