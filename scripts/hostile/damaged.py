@@ -33,6 +33,7 @@ def good_controls(c: Corpus):
             ("email/outage.eml", "good-outage.eml"),
             ("email/ops-list.mbox", "good-ops-list.mbox"),
             ("email/access-review.msg", "good-access-review.msg"),
+            ("ebook/field-guide.epub", "good-field-guide.epub"),
         ]
     for src, dst in copies:
         c.add(dst, fx(src), k, "indexed")
@@ -89,6 +90,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("odp", "slides/review.odp"),
     ("mbox", "email/ops-list.mbox"),
     ("msg", "email/access-review.msg"),
+    ("epub", "ebook/field-guide.epub"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 

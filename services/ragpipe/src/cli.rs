@@ -91,7 +91,7 @@ pub struct FilterArgs {
     /// Failure reason contains TEXT (case-insensitive).
     #[arg(long)]
     pub reason: Option<String>,
-    /// html, markdown, text, pdf, word, presentation, email, spreadsheet, csv,
+    /// html, markdown, text, pdf, word, presentation, email, ebook, spreadsheet, csv,
     /// code, audio or image.
     #[arg(long, value_parser = parse_kind)]
     pub kind: Option<ragpipe_core::Kind>,

@@ -36,7 +36,8 @@ pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkCon
         | Kind::Image
         | Kind::Word
         | Kind::Presentation
-        | Kind::Email => prose::chunk(doc, counter, cfg),
+        | Kind::Email
+        | Kind::Ebook => prose::chunk(doc, counter, cfg),
     };
     set_char_ranges(&doc.text, &mut chunks);
     set_regions(doc, &mut chunks);

@@ -26,11 +26,13 @@ pub enum Kind {
     Presentation,
     /// E-mail: a message (`.eml`, Outlook's `.msg`) or a mailbox (`.mbox`).
     Email,
+    /// An e-book (`.epub`): its chapters' XHTML in reading order.
+    Ebook,
 }
 
 impl Kind {
     /// Every kind, in the order people read them in lists.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Html,
         Kind::Markdown,
         Kind::Text,
@@ -38,6 +40,7 @@ impl Kind {
         Kind::Word,
         Kind::Presentation,
         Kind::Email,
+        Kind::Ebook,
         Kind::Spreadsheet,
         Kind::Csv,
         Kind::Code,
@@ -59,6 +62,7 @@ impl Kind {
             Kind::Word => "word",
             Kind::Presentation => "presentation",
             Kind::Email => "email",
+            Kind::Ebook => "ebook",
         }
     }
 
@@ -76,6 +80,7 @@ impl Kind {
             "word" => Kind::Word,
             "presentation" => Kind::Presentation,
             "email" => Kind::Email,
+            "ebook" => Kind::Ebook,
             _ => return None,
         })
     }

@@ -44,3 +44,36 @@ pub(crate) fn text(
     entry.read_to_string(&mut out).map_err(|e| malformed(&format!("{name}: {e}")))?;
     Ok(Some(out))
 }
+
+/// A link inside the archive (an OOXML relationship's target, an EPUB
+/// manifest's href) as an entry's path: absolute (`/ppt/…`) or relative to
+/// the folder of the part it is in (`../notesSlides/…`), never above the root.
+pub(crate) fn resolve(dir: &str, target: &str) -> String {
+    let mut parts: Vec<&str> = match target.strip_prefix('/') {
+        Some(_) => Vec::new(),
+        None => dir.split('/').filter(|p| !p.is_empty()).collect(),
+    };
+    for segment in target.trim_start_matches('/').split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_resolve_against_their_part_s_folder() {
+        assert_eq!(resolve("ppt", "slides/slide1.xml"), "ppt/slides/slide1.xml");
+        assert_eq!(resolve("ppt/slides", "../notesSlides/notesSlide2.xml"), "ppt/notesSlides/notesSlide2.xml");
+        assert_eq!(resolve("ppt/slides", "/ppt/notesSlides/n.xml"), "ppt/notesSlides/n.xml");
+        assert_eq!(resolve("ppt", "../../../etc/passwd"), "etc/passwd", "never above the archive's root");
+    }
+}

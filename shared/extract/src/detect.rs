@@ -76,7 +76,7 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
         Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
-        Kind::Word | Kind::Presentation => mime == "application/zip",
+        Kind::Word | Kind::Presentation | Kind::Ebook => mime == "application/zip",
         // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
         Kind::Email => mime == "application/x-ole-storage",
         _ => false,
@@ -84,8 +84,8 @@ fn container_of(kind: Kind, mime: &str) -> bool {
 }
 
 /// What a zip archive without a telling extension holds, by the names of its
-/// entries: an OOXML document, deck or workbook, or an ODF one by its `mimetype`
-/// entry (a few bytes; no more are read).
+/// entries: an OOXML document, deck or workbook, or an ODF one or an EPUB by
+/// its `mimetype` entry (a few bytes; no more are read).
 fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
     use std::io::Read;
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).ok()?;
@@ -104,15 +104,22 @@ fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
         "application/vnd.oasis.opendocument.text" => Some(Kind::Word),
         "application/vnd.oasis.opendocument.spreadsheet" => Some(Kind::Spreadsheet),
         "application/vnd.oasis.opendocument.presentation" => Some(Kind::Presentation),
+        "application/epub+zip" => Some(Kind::Ebook),
         _ => None,
     }
 }
 
 /// Whether an OLE compound file is an Outlook message: its directory names
-/// the MAPI property stream every `.msg` has (names are UTF-16 there).
+/// the MAPI property stream every `.msg` has.
 fn outlook_message(bytes: &[u8]) -> bool {
-    let name: Vec<u8> = "__properties_version1.0".encode_utf16().flat_map(u16::to_le_bytes).collect();
-    bytes.windows(name.len()).any(|w| w == name.as_slice())
+    holds_utf16(bytes, "__properties_version1.0")
+}
+
+/// Whether the UTF-16LE form of `name` (how OLE directory entries store
+/// stream names) occurs in `bytes`.
+pub(crate) fn holds_utf16(bytes: &[u8], name: &str) -> bool {
+    let needle: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The lowercase extension of a file name, without the dot.
@@ -139,6 +146,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Word, &["docx", "docm", "odt"]),
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
+    (Kind::Ebook, &["epub"]),
     (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
 ];
 
@@ -174,6 +182,7 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         | "application/vnd.oasis.opendocument.text" => Kind::Word,
         "application/vnd.openxmlformats-officedocument.presentationml.presentation"
         | "application/vnd.oasis.opendocument.presentation" => Kind::Presentation,
+        "application/epub+zip" => Kind::Ebook,
         "text/html" => Kind::Html,
         _ => return None,
     })

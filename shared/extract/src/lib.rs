@@ -9,6 +9,7 @@ mod builder;
 mod code;
 mod detect;
 mod email;
+mod epub;
 mod html;
 mod markdown;
 mod ocr;
@@ -168,6 +169,7 @@ pub fn extract_scanned(
         Kind::Word => word::extract(name, bytes, limits)?,
         Kind::Presentation => slides::extract(name, bytes, limits)?,
         Kind::Email => email::extract(name, bytes, limits)?,
+        Kind::Ebook => epub::extract(name, bytes, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);

@@ -103,7 +103,7 @@ fn write_range(
 /// declared uncompressed size before anything is inflated.
 fn format(bytes: &[u8], max_inflated: u64) -> Result<Format, ExtractError> {
     if bytes.starts_with(CFB_MAGIC) {
-        return if holds_utf16(bytes, "EncryptedPackage") { Err(encrypted()) } else { Ok(Format::Xls) };
+        return if crate::detect::holds_utf16(bytes, "EncryptedPackage") { Err(encrypted()) } else { Ok(Format::Xls) };
     }
     if !bytes.starts_with(b"PK") {
         return Err(malformed("not an xlsx, xlsb, xls or ods file"));
@@ -173,13 +173,6 @@ fn varint(r: &mut impl std::io::Read, max_bytes: u32) -> Option<u64> {
         }
     }
     Some(value)
-}
-
-/// Whether the UTF-16LE form of `name` (how OLE directory entries store
-/// stream names) occurs in `bytes`.
-fn holds_utf16(bytes: &[u8], name: &str) -> bool {
-    let needle: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
-    bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 fn encrypted() -> ExtractError {

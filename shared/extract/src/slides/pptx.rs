@@ -89,29 +89,10 @@ fn relationships(zip: &mut Zip<'_>, part: &str) -> Result<HashMap<String, (Strin
         }
         if let (Some(id), Some(kind), Some(target)) = (attr(&e, "Id"), attr(&e, "Type"), attr(&e, "Target")) {
             let kind = kind.rsplit('/').next().unwrap_or_default().to_string();
-            out.insert(id, (kind, resolve(dir, &target)));
+            out.insert(id, (kind, crate::archive::resolve(dir, &target)));
         }
     }
     Ok(out)
-}
-
-/// A relationship's target as a path in the archive: absolute (`/ppt/…`) or
-/// relative to the folder of the part it belongs to (`../notesSlides/…`).
-fn resolve(dir: &str, target: &str) -> String {
-    let mut parts: Vec<&str> = match target.strip_prefix('/') {
-        Some(_) => Vec::new(),
-        None => dir.split('/').filter(|p| !p.is_empty()).collect(),
-    };
-    for segment in target.trim_start_matches('/').split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            s => parts.push(s),
-        }
-    }
-    parts.join("/")
 }
 
 /// The role a placeholder type gives its shape.
@@ -194,14 +175,6 @@ fn set_role(roles: &mut [Role], e: &BytesStart<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn targets_resolve_against_their_part_s_folder() {
-        assert_eq!(resolve("ppt", "slides/slide1.xml"), "ppt/slides/slide1.xml");
-        assert_eq!(resolve("ppt/slides", "../notesSlides/notesSlide2.xml"), "ppt/notesSlides/notesSlide2.xml");
-        assert_eq!(resolve("ppt/slides", "/ppt/notesSlides/n.xml"), "ppt/notesSlides/n.xml");
-        assert_eq!(resolve("ppt", "../../../etc/passwd"), "etc/passwd", "never above the archive's root");
-    }
 
     fn text_of(slide: &str) -> (String, String) {
         let limits = Limits::default();
