@@ -6,7 +6,8 @@
 # a deck of PAGES slides of a title, bullets and speaker notes, every fifth
 # with a table (python-pptx), all from PyPI in a throwaway venv, and a
 # mailbox of 10 x PAGES messages of three paragraphs each (Python's own
-# `mailbox`).
+# `mailbox`) and an e-book of PAGES chapters of a heading, six paragraphs
+# and, every fifth, a table (EbookLib).
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -15,7 +16,7 @@ rows="${2:-900000}"
 pages="${3:-1000}"
 venv="${RAGPIPE_CACHE:-$HOME/.cache/ragpipe}/bench-venv"
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet openpyxl==3.1.5 reportlab==4.4.4 python-docx==1.2.0 python-pptx==1.0.2
+"$venv/bin/pip" install --quiet openpyxl==3.1.5 reportlab==4.4.4 python-docx==1.2.0 python-pptx==1.0.2 ebooklib==0.19
 mkdir -p "$out"
 "$venv/bin/python" - "$out" "$rows" "$pages" <<'PY'
 import random, sys
@@ -110,5 +111,25 @@ for m in range(10 * pages):
 box.flush()
 box.unlock()
 box.close()
+
+from ebooklib import epub
+book = epub.EpubBook()
+book.set_identifier("ragpipe-bench")
+book.set_title("Bench book")
+book.set_language("en")
+chapters = []
+for c in range(pages):
+    body = "".join(f"<p>{' '.join(sentence() for _ in range(3))}</p>" for _ in range(6))
+    if c % 5 == 4:
+        rows = "".join(f"<tr><td>{r}</td><td>{sentence()}</td></tr>" for r in range(10))
+        body += f"<table><tr><th>Row</th><th>Note</th></tr>{rows}</table>"
+    ch = epub.EpubHtml(title=f"Chapter {c + 1}", file_name=f"c{c}.xhtml", lang="en")
+    ch.content = f"<html><body><h1>Chapter {c + 1}</h1>{body}</body></html>"
+    book.add_item(ch)
+    chapters.append(ch)
+book.add_item(epub.EpubNcx())
+book.add_item(epub.EpubNav())
+book.spine = chapters
+epub.write_epub(f"{out}/big.epub", book)
 PY
 ls -la "$out"
