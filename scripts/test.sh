@@ -32,8 +32,14 @@ provisioning=$!
 # SeaweedFS (S3) on loopback for the S3 source tests; RabbitMQ and PostgreSQL
 # are the machine's own services (127.0.0.1:5672 guest/guest, :5432 trust).
 _env=$(scripts/s3-server.sh start); eval "$_env"
-# A failed build or test leaves no provisioning running behind it.
-trap 'pkill -P "$provisioning" 2>/dev/null; kill "$provisioning" 2>/dev/null; scripts/s3-server.sh stop; scripts/qdrant-server.sh stop' EXIT
+# A failed build or test leaves no provisioning running behind it. Every
+# command of the trap must succeed: under `set -e` a failing one (pkill
+# finding nothing to stop) would become the script's exit status.
+stop_provisioning() {
+  pkill -P "$provisioning" 2>/dev/null || true
+  kill "$provisioning" 2>/dev/null || true
+}
+trap 'stop_provisioning; scripts/s3-server.sh stop; scripts/qdrant-server.sh stop' EXIT
 export RAGPIPE_TEST_POSTGRES_URL="${RAGPIPE_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 # A Qdrant server (no registry ships one: shared/tools/build-qdrant.sh puts
 # `qdrant` on the PATH of the team's machines) for the server half of the
