@@ -198,7 +198,10 @@ fn attached_documents_are_read_into_the_message_and_the_rest_named() {
     let doc = fixture("handover.eml");
     assert_eq!(doc.title, "Field station handover");
     let names = "Attachments: handbook.pdf, rota.pdf, message \"Weekly platform digest\"";
-    let (head, handbook) = doc.text.split_once("\n\nAttachment: handbook.pdf\n\n").expect("the PDF is read");
+    let (head, attached) = doc.text.split_once("\n\nAttachment: handbook.pdf\n\n").expect("the PDF is read");
+    let (handbook, forwarded) = attached
+        .split_once("\n\nAttachment: message \"Weekly platform digest\"\n\n")
+        .expect("the forwarded message is read, after the PDF");
     assert!(head.ends_with(names), "{head}");
     let pdf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pdf/handbook.pdf");
     let alone = open("handbook.pdf", &std::fs::read(pdf).unwrap()).unwrap();
@@ -206,21 +209,22 @@ fn attached_documents_are_read_into_the_message_and_the_rest_named() {
     // its blocks are on no page, so a blank line parts them.
     assert_eq!(handbook, alone.text.replace('\u{c}', "\n\n"), "the attachment reads as it does alone");
     // Its headings sit one level under the attachment's, on no page.
-    let levels: Vec<u8> = doc
+    let headings: Vec<(u8, &str)> = doc
         .blocks
         .iter()
         .filter_map(|b| match b.kind {
-            ragpipe_core::BlockKind::Heading { level } => Some(level),
+            ragpipe_core::BlockKind::Heading { level } => Some((level, doc.slice(b))),
             _ => None,
         })
         .collect();
-    assert_eq!(levels[0], 1);
-    assert!(levels[1..].iter().all(|&l| l >= 2), "{levels:?}");
+    for (level, text) in &headings {
+        assert_eq!(*level == 1, text.starts_with("Attachment: "), "{headings:?}");
+    }
     assert!(doc.blocks.iter().all(|b| b.page.is_none()));
-    // The encrypted PDF costs only itself, and says so; the forwarded
-    // message is named only.
+    // The encrypted PDF costs only itself, and says so.
     assert_eq!(doc.warnings, ["attachment rota.pdf not read: encrypted PDF"]);
-    assert!(!doc.text.contains("staging cluster"), "the forwarded digest is not read");
+    // The forwarded message reads as it does alone.
+    assert_eq!(forwarded, fixture("digest.eml").text);
 }
 
 #[test]

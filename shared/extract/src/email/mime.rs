@@ -87,16 +87,18 @@ fn mail(message: &Message<'_>, limits: &Limits) -> Mail {
     mail.attachments = message
         .attachments()
         .map(|a| match &a.body {
-            // A forwarded message is named by its subject; it is not read.
+            // A forwarded message without a file name is named by its subject.
             PartType::Message(inner) => Attached {
                 name: a.attachment_name().map(str::to_string).unwrap_or_else(|| {
                     format!("message \"{}\"", inner.subject().and_then(subject).unwrap_or_default())
                 }),
-                bytes: Vec::new(),
+                bytes: a.contents().to_vec(),
+                message: true,
             },
             _ => Attached {
                 name: a.attachment_name().unwrap_or("unnamed attachment").to_string(),
                 bytes: a.contents().to_vec(),
+                message: false,
             },
         })
         .collect();

@@ -11,8 +11,9 @@
 //! Attachments that are documents follow, each read by its own extractor
 //! under an `Attachment: NAME` heading (its headings below that, its tables
 //! with their header rows), so a policy sent as a PDF is found in the
-//! message that carries it, cited by `#char` in the message's text.
-//! Pictures, recordings and forwarded messages are named only. An
+//! message that carries it, cited by `#char` in the message's text. A
+//! forwarded message is read the same way (its own attachments named
+//! only); pictures and recordings are named only. An
 //! attachment that cannot be read is named in the document's warning; one
 //! that takes the whole extraction down (a parser crash, the memory or time
 //! limit) makes the extractor read the message again without attachments,
@@ -45,11 +46,13 @@ struct Mail {
     attachments: Vec<Attached>,
 }
 
-/// A file attached to a message: its name and its bytes (none for a
-/// message embedded in another).
+/// A file attached to a message: its name and its bytes, and whether it
+/// is a message forwarded inside this one (read as e-mail whatever it is
+/// named).
 struct Attached {
     name: String,
     bytes: Vec<u8>,
+    message: bool,
 }
 
 /// Warnings listed one by one before the rest are counted.
@@ -103,13 +106,14 @@ impl Mail {
 }
 
 /// Reads an attachment that is a document (text, a PDF with a text layer,
-/// an office file, a sheet, code) into the message. Pictures, recordings
-/// and messages inside the message stay named only; a document that fails
-/// to read, or would take the message's text past `max_text_bytes`, gives
-/// the reason, and costs neither the message nor the other attachments.
+/// an office file, a sheet, code, a forwarded message) into the message;
+/// what a forwarded message carries is named, not read (one level only).
+/// Pictures and recordings stay named only; a document that fails to read,
+/// or would take the message's text past `max_text_bytes`, gives the
+/// reason, and costs neither the message nor the other attachments.
 fn read_attachment(b: &mut TextBuilder, file: &Attached, limits: &Limits, depth: u8) -> Option<String> {
-    let kind = crate::detect(&file.name, &file.bytes).ok()?;
-    if matches!(kind, Kind::Audio | Kind::Image | Kind::Email) {
+    let kind = if file.message { Kind::Email } else { crate::detect(&file.name, &file.bytes).ok()? };
+    if matches!(kind, Kind::Audio | Kind::Image) {
         return None;
     }
     let inner = Limits { read_attachments: false, ..*limits };

@@ -6,8 +6,9 @@
 //! `Date:`); the body is the plain-text property, unless the HTML one (or
 //! the HTML Outlook keeps inside its compressed RTF), read as text, holds
 //! more words: Outlook keeps the two in step, but not every program that
-//! writes `.msg` files does. Attachments, embedded messages included,
-//! are named by their long file name, else their short or display name.
+//! writes `.msg` files does. Attachments are named by their long file
+//! name, else their short or display name, and read as for MIME messages;
+//! an embedded Outlook message is named only.
 
 use super::{Attached, Mail, html_text, person, subject};
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
@@ -54,7 +55,8 @@ fn mail(message: &Outlook, limits: &Limits) -> Mail {
         .map(|a| {
             let names = [&a.long_file_name, &a.file_name, &a.display_name];
             let name = names.into_iter().find(|n| !n.trim().is_empty()).map_or("unnamed attachment", |n| n.trim());
-            Attached { name: name.to_string(), bytes: a.payload_bytes.clone() }
+            // An embedded Outlook message has no bytes of its own: named only.
+            Attached { name: name.to_string(), bytes: a.payload_bytes.clone(), message: false }
         })
         .collect();
     mail
