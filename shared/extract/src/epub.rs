@@ -148,23 +148,7 @@ const FONT_OBFUSCATION: &[&str] = &["http://www.idpf.org/2008/embedding", "http:
 /// `%20`-style escapes of an href decoded (EPUB hrefs are URLs); a broken
 /// escape is kept as written.
 fn percent_decoded(href: &str) -> String {
-    let bytes = href.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(href).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]

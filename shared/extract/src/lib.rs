@@ -202,6 +202,14 @@ pub(crate) fn fallback_title(name: &str) -> String {
     base.rsplit_once('.').map_or(base, |(stem, _)| stem).to_string()
 }
 
+/// Runs a parser that is known to panic on some damaged files: a panic is
+/// returned as its message (a malformed file, not a crashed worker). Aborts
+/// (stack overflow, allocation failure) cannot be caught; the extraction
+/// child's limits are for those.
+pub(crate) fn unpanicked<T>(parse: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)).map_err(|panic| panic_message(panic.as_ref()))
+}
+
 /// The message of a caught panic's payload (`panic!` with a literal or a
 /// formatted string), for failure reasons an admin can read.
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

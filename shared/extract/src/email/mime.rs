@@ -40,10 +40,7 @@ pub(super) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
 fn one_message(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
     let mail =
         parse(bytes, limits).ok_or_else(|| ExtractError::Malformed("malformed e-mail: no message headers".into()))?;
-    let mut b = TextBuilder::new();
-    let warnings = mail.write(&mut b, limits, 0);
-    let title = mail.subject.unwrap_or_else(|| fallback_title(name));
-    Ok(Document { warnings, ..b.build(title, Kind::Email) })
+    Ok(mail.into_document(name, limits))
 }
 
 /// A mailbox of several messages, each a section headed by its subject.

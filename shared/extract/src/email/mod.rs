@@ -22,7 +22,7 @@
 mod mime;
 mod outlook;
 
-use crate::{ExtractError, Limits, TextBuilder};
+use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
 
 /// The first bytes of an OLE compound file, which an Outlook `.msg` is.
@@ -64,6 +64,15 @@ impl Mail {
         if !value.trim().is_empty() {
             self.envelope.push((name, value));
         }
+    }
+
+    /// The document of a message alone in its file: titled by its subject,
+    /// else by the file's name.
+    fn into_document(self, name: &str, limits: &Limits) -> Document {
+        let mut b = TextBuilder::new();
+        let warnings = self.write(&mut b, limits, 0);
+        let title = self.subject.unwrap_or_else(|| fallback_title(name));
+        Document { warnings, ..b.build(title, Kind::Email) }
     }
 
     /// The envelope block, the bodies' paragraphs, the attachments' line and
@@ -117,12 +126,11 @@ fn read_attachment(b: &mut TextBuilder, file: &Attached, limits: &Limits, depth:
         return None;
     }
     let inner = Limits { read_attachments: false, ..*limits };
-    let read = std::panic::catch_unwind(|| crate::extract_with(kind, &file.name, &file.bytes, None, &inner));
     let not_read = |why: String| Some(format!("attachment {} not read: {why}", file.name));
-    let doc = match read {
+    let doc = match crate::unpanicked(|| crate::extract_with(kind, &file.name, &file.bytes, None, &inner)) {
         Ok(Ok(doc)) => doc,
         Ok(Err(e)) => return not_read(e.to_string()),
-        Err(panic) => return not_read(format!("its parser stopped on it: {}", crate::panic_message(panic.as_ref()))),
+        Err(why) => return not_read(format!("its parser stopped on it: {why}")),
     };
     if (b.text_len() + doc.text.len()) as u64 > limits.max_text_bytes {
         return not_read("the message's text would exceed max_text_mib".into());

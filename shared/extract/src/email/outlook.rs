@@ -11,29 +11,19 @@
 //! an embedded Outlook message is named only.
 
 use super::{Attached, Mail, html_text, person, subject};
-use crate::{ExtractError, Limits, TextBuilder, fallback_title};
+use crate::{ExtractError, Limits};
 use mail_parser::DateTime;
 use msg_parser::{Outlook, Person};
-use ragpipe_core::{Document, Kind};
+use ragpipe_core::Document;
 
 pub(super) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
-    // A parser's panic on a damaged file is a malformed file, not a crashed
-    // worker (as for spreadsheets).
-    let parsed = std::panic::catch_unwind(|| Outlook::from_slice(bytes).map(|message| mail(&message, limits)));
-    let mail = match parsed {
-        Ok(Ok(mail)) => mail,
-        Ok(Err(e)) => return Err(malformed(&e.to_string())),
-        Err(panic) => {
-            let why = crate::panic_message(panic.as_ref());
-            return Err(malformed(&format!("the message parser stopped on it: {why}")));
-        }
-    };
+    let mail = crate::unpanicked(|| Outlook::from_slice(bytes).map(|message| mail(&message, limits)))
+        .map_err(|why| malformed(&format!("the message parser stopped on it: {why}")))?
+        .map_err(|e| malformed(&e.to_string()))?;
     if mail.subject.is_none() && mail.envelope.is_empty() && mail.bodies.is_empty() {
         return Err(malformed("no message properties"));
     }
-    let mut b = TextBuilder::new();
-    let warnings = mail.write(&mut b, limits, 0);
-    Ok(Document { warnings, ..b.build(mail.subject.unwrap_or_else(|| fallback_title(name)), Kind::Email) })
+    Ok(mail.into_document(name, limits))
 }
 
 fn mail(message: &Outlook, limits: &Limits) -> Mail {

@@ -29,17 +29,10 @@ use ragpipe_core::{Document, Kind};
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
     let mut b = TextBuilder::new();
     let mut budget = Budget::new(limits);
-    // calamine is known to panic on some malformed files; a panic here is a
-    // malformed file, not a crashed worker. Aborts (allocation failure) cannot
-    // be caught, which is what the size checks before it are for.
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| workbook::read(bytes, &mut budget, &mut b)));
-    let sheets = match read {
-        Ok(result) => result?,
-        Err(panic) => {
-            let msg = crate::panic_message(panic.as_ref());
-            return Err(malformed(format!("the spreadsheet parser stopped on it: {msg}")));
-        }
-    };
+    // calamine is known to panic on some malformed files. Aborts (allocation
+    // failure) cannot be caught, which is what the size checks before it are for.
+    let sheets = crate::unpanicked(|| workbook::read(bytes, &mut budget, &mut b))
+        .map_err(|msg| malformed(format!("the spreadsheet parser stopped on it: {msg}")))??;
     if sheets == 0 {
         return Err(ExtractError::NoText);
     }
