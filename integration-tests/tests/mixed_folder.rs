@@ -57,6 +57,13 @@ impl Run {
         common::run_json(cmd, args)
     }
 
+    /// The first hit of a search (the threshold off: which document ranks
+    /// first is the question), and the whole answer for messages.
+    fn first_hit(&self, query: &str) -> (Value, Value) {
+        let (_, found) = self.run(&["search", query, "--json", "--no-threshold"]);
+        (found["hits"][0].clone(), found)
+    }
+
     fn ingest(&self) -> (i32, Value) {
         self.run(&["ingest", self.folder.path().to_str().unwrap(), "--json"])
     }
@@ -229,41 +236,34 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     }
     // A speaker note answers, cited by its slide (the deck is in three
     // files, so, as for the policy below, the rank, not the threshold).
-    let (_, found) =
-        run.run(&["search", "who talks to customers while an outage is going on?", "--json", "--no-threshold"]);
-    let hit = &found["hits"][0];
-    assert!(hit["document"].as_str().unwrap_or_default().contains("review"), "{found}");
-    assert!(hit["locator"].as_str().unwrap_or_default().starts_with("#page=2&char="), "{found}");
+    let (hit, found) = run.first_hit("who talks to customers while an outage is going on?");
+    assert!(field(&hit, "document").contains("review"), "{found}");
+    assert!(field(&hit, "locator").starts_with("#page=2&char="), "{found}");
     // A message answers by its body, under its subject.
-    let (_, found) = run.run(&["search", "why was checkout down in April?", "--json", "--no-threshold"]);
-    let hit = &found["hits"][0];
-    assert!(hit["document"].as_str().unwrap_or_default().ends_with("outage.eml"), "{found}");
-    assert!(hit["title"].as_str().unwrap_or_default().contains("checkout outage"), "{found}");
+    let (hit, found) = run.first_hit("why was checkout down in April?");
+    assert!(field(&hit, "document").ends_with("outage.eml"), "{found}");
+    assert!(field(&hit, "title").contains("checkout outage"), "{found}");
     assert_eq!(hit["kind"], "email", "{found}");
     // A mailbox answers by one message, under that message's subject.
-    let (_, found) = run.run(&["search", "why is the build cache filling up the disks?", "--json", "--no-threshold"]);
-    let hit = &found["hits"][0];
-    assert!(hit["document"].as_str().unwrap_or_default().ends_with("ops-list.mbox"), "{found}");
-    assert!(hit["section"].as_str().unwrap_or_default().contains("Disk alerts on the build farm"), "{found}");
+    let (hit, found) = run.first_hit("why is the build cache filling up the disks?");
+    assert!(field(&hit, "document").ends_with("ops-list.mbox"), "{found}");
+    assert!(field(&hit, "section").contains("Disk alerts on the build farm"), "{found}");
     // An e-book answers by a row of a chapter's table.
-    let (_, found) = run.run(&["search", "which hide is best for bitterns?", "--json", "--no-threshold"]);
-    let hit = &found["hits"][0];
-    assert!(hit["document"].as_str().unwrap_or_default().ends_with("field-guide.epub"), "{found}");
+    let (hit, found) = run.first_hit("which hide is best for bitterns?");
+    assert!(field(&hit, "document").ends_with("field-guide.epub"), "{found}");
     assert_eq!(hit["kind"], "ebook", "{found}");
-    assert!(hit["content"].as_str().unwrap_or_default().contains("Reedbed | Bitterns at dusk"), "{found}");
+    assert!(field(&hit, "content").contains("Reedbed | Bitterns at dusk"), "{found}");
     // An Outlook message answers by its body.
-    let (_, found) =
-        run.run(&["search", "when are unconfirmed database accounts switched off?", "--json", "--no-threshold"]);
-    let hit = &found["hits"][0];
-    assert!(hit["document"].as_str().unwrap_or_default().ends_with("access-review.msg"), "{found}");
-    assert!(hit["content"].as_str().unwrap_or_default().contains("disabled on 16 June"), "{found}");
+    let (hit, found) = run.first_hit("when are unconfirmed database accounts switched off?");
+    assert!(field(&hit, "document").ends_with("access-review.msg"), "{found}");
+    assert!(field(&hit, "content").contains("disabled on 16 June"), "{found}");
     // Which document ranks first, not whether it clears the abstention
     // threshold: the policy is in three files (docx, odt and LibreOffice's
     // EPUB of it), so its margin over the next document is small, and its
     // distance (0.40-0.52) moves with the CPU's int8 kernel
     // (docs/BENCHMARKS.md, "int8 on a CPU without VNNI").
-    let (_, found) = run.run(&["search", "what does remote work require", "--json", "--no-threshold"]);
-    let first = found["hits"][0]["document"].as_str().unwrap_or_default();
+    let (hit, found) = run.first_hit("what does remote work require");
+    let first = field(&hit, "document");
     assert!(["policy.docx", "policy.odt", "policy.epub"].iter().any(|p| first.ends_with(p)), "{found}");
 }
 
@@ -469,4 +469,9 @@ fn a_spinning_extraction_is_stopped_at_the_time_limit() {
         [("spin.pdf".to_string(), "extraction timed out after 1s".to_string())]
     );
     assert!(started.elapsed().as_secs() < 60);
+}
+
+/// A string field of a search hit ("" when absent).
+fn field<'v>(hit: &'v Value, key: &str) -> &'v str {
+    hit[key].as_str().unwrap_or_default()
 }
