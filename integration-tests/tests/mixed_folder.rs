@@ -137,7 +137,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     ];
     let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
-    let word = ["policy.docx", "policy.odt"];
+    let word = ["policy.docx", "policy.odt", "policy.rtf"];
     let decks = ["review.pptx", "review.odp", "review-lo.pptx"];
     let mail = [
         "outage.eml",
@@ -160,6 +160,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         + more_sheets.len()
         + code.len()
         + word.len()
+        + 1 // horario.rtf, in Spanish
         + decks.len()
         + mail.len()
         + books.len();
@@ -257,14 +258,18 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let (hit, found) = run.first_hit("when are unconfirmed database accounts switched off?");
     assert!(field(&hit, "document").ends_with("access-review.msg"), "{found}");
     assert!(field(&hit, "content").contains("disabled on 16 June"), "{found}");
+    // A Spanish RTF's table row answers by the names in its cells.
+    let (hit, found) = run.first_hit("¿Qué teléfono tiene la sede de Córdoba?");
+    assert!(field(&hit, "document").ends_with("horario.rtf"), "{found}");
+    assert!(field(&hit, "content").contains("Córdoba | 957 000 222 | SED-COR-02"), "{found}");
     // Which document ranks first, not whether it clears the abstention
-    // threshold: the policy is in three files (docx, odt and LibreOffice's
+    // threshold: the policy is in four files (docx, odt, rtf and LibreOffice's
     // EPUB of it), so its margin over the next document is small, and its
     // distance (0.40-0.52) moves with the CPU's int8 kernel
     // (docs/BENCHMARKS.md, "int8 on a CPU without VNNI").
     let (hit, found) = run.first_hit("what does remote work require");
     let first = field(&hit, "document");
-    assert!(["policy.docx", "policy.odt", "policy.epub"].iter().any(|p| first.ends_with(p)), "{found}");
+    assert!(["policy.docx", "policy.odt", "policy.rtf", "policy.epub"].iter().any(|p| first.ends_with(p)), "{found}");
 }
 
 /// A word-processor document's chunks slice out of its text by `#char`

@@ -94,6 +94,7 @@ def nesting(c: Corpus):
     closing = "".join(f"--b{i}--\r\n" for i in reversed(range(n)))
     message = "From: a@example.com\r\nSubject: deep\r\nMIME-Version: 1.0\r\n" + mime + "Content-Type: text/plain\r\n\r\ndeep\r\n" + closing
     c.add("deep-multipart.eml", message.encode(), k, "either", "a text part inside 100k nested multipart bodies")
+    c.add("deep-groups.rtf", b"{\\rtf1 " + b"{" * n + b"deep" + b"}" * n + b"}", k, "either", "100k nested RTF groups")
     c.add("deep-dicts.pdf", F.simple_pdf(texts, b"/Nest 6 0 R ", [b"<< /A " * n + b">>" * n]), k, "either", "100k nested dicts")
     # Page tree 10k levels deep: recursive page walkers overflow the stack.
     depth = 10_000

@@ -143,7 +143,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
-    (Kind::Word, &["docx", "docm", "odt"]),
+    (Kind::Word, &["docx", "docm", "odt", "rtf"]),
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Ebook, &["epub"]),
@@ -179,7 +179,8 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
             Kind::Audio
         }
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-        | "application/vnd.oasis.opendocument.text" => Kind::Word,
+        | "application/vnd.oasis.opendocument.text"
+        | "application/rtf" => Kind::Word,
         "application/vnd.openxmlformats-officedocument.presentationml.presentation"
         | "application/vnd.oasis.opendocument.presentation" => Kind::Presentation,
         "application/epub+zip" => Kind::Ebook,

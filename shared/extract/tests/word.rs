@@ -1,4 +1,4 @@
-//! Word-processor documents (docx and odt) made by LibreOffice from one
+//! Word-processor documents (docx, odt and rtf) made by LibreOffice from one
 //! source (see `fixtures/word/make.sh`): the same text, headings, list
 //! items and table rows from both formats, deleted text and footnotes left
 //! out, and precise reasons for broken and oversized files.
@@ -28,7 +28,7 @@ fn blocks(doc: &Document) -> Vec<(String, &str)> {
 }
 
 #[test]
-fn docx_and_odt_read_as_the_same_document() {
+fn docx_odt_and_rtf_read_as_the_same_document() {
     let expected = [
         ("h1", "Remote Work Policy"),
         ("h1", "Eligibility"),
@@ -46,7 +46,7 @@ fn docx_and_odt_read_as_the_same_document() {
         ("p", "Call the IT desk at extension 4242."),
         ("p", "Allowances are paid with the salary of the following month."),
     ];
-    for name in ["policy.docx", "policy.odt"] {
+    for name in ["policy.docx", "policy.odt", "policy.rtf"] {
         let doc = open(name);
         assert_eq!(doc.kind, Kind::Word, "{name}");
         assert_eq!(doc.title, "Remote Work Policy", "{name}: the title in the file's properties");
@@ -92,7 +92,71 @@ fn a_legacy_binary_word_file_is_refused_with_what_to_do() {
 
 #[test]
 fn detected_by_content_without_an_extension() {
-    for name in ["policy.docx", "policy.odt"] {
+    for name in ["policy.docx", "policy.odt", "policy.rtf"] {
         assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Word), "{name}");
     }
+}
+
+#[test]
+fn rtf_in_spanish_keeps_its_accents_headings_and_table() {
+    let doc = open("horario.rtf");
+    assert_eq!(doc.title, "Horario de atención");
+    let got = blocks(&doc);
+    let got: Vec<(&str, &str)> = got.iter().map(|(k, t)| (k.as_str(), *t)).collect();
+    assert_eq!(
+        got,
+        [
+            ("h1", "Horario de atención"),
+            ("p", "La oficina de atención al cliente abre de lunes a viernes; los días festivos permanece cerrada."),
+            ("h2", "Teléfonos"),
+            ("row 1 header", "Sede | Teléfono | Código"),
+            ("row 2", "Málaga | 952 000 111 | SED-MLG-01"),
+            ("row 3", "Córdoba | 957 000 222 | SED-COR-02"),
+            ("p", "Para reclamaciones, escriba a «atención» — le responderemos en 48 horas."),
+        ]
+    );
+}
+
+#[test]
+fn a_damaged_rtf_keeps_what_it_can_read_or_fails_with_its_reason() {
+    let rtf = fixture("policy.rtf");
+    // Cut mid-table: what came before is read, the open row is kept.
+    let cut = &rtf[..rtf.windows(6).position(|w| w == b"RW-ES-").unwrap()];
+    let doc = open_with("cut.rtf", cut, &Limits::default()).unwrap();
+    assert!(doc.text.contains("Remote work requires a signed VPN agreement"), "{}", doc.text);
+    assert!(doc.text.ends_with("Spain | 40 EUR"), "{}", doc.text);
+    let err = open_with("notes.rtf", b"{\\rtf1 {\\fonttbl{\\f0 Arial;}}}", &Limits::default()).unwrap_err();
+    assert_eq!(err.to_string(), "no text content");
+}
+
+/// An RTF document from its source, read through detection as a file is.
+fn rtf(source: &str) -> Document {
+    open_with("t.rtf", source.as_bytes(), &Limits::default()).unwrap_or_else(|e| panic!("{source}: {e}"))
+}
+
+#[test]
+fn rtf_unicode_escapes_skip_their_fallback_and_ansi_bytes_follow_the_code_page() {
+    let doc = rtf(r"{\rtf1\ansi\ansicpg1252\uc1 Caf\'e9 \u8364?5 {\uc2\u8212\'97\'97} na\u239\'efve\par}");
+    assert_eq!(doc.text, "Café €5 — naïve");
+    assert_eq!(rtf(r"{\rtf1\ansi\ansicpg1251 \'cf\'f0\'e8\'e2\'e5\'f2\par}").text, "Привет");
+}
+
+#[test]
+fn rtf_skipped_destinations_hidden_and_deleted_text_stay_out() {
+    let doc = rtf(concat!(
+        r"{\rtf1{\fonttbl{\f0 Arial;}}{\*\unknownthing secret}{\info{\title Plan}{\author Ann}}",
+        r"Kept {\v hidden} {\deleted gone}text{\footnote note}.\par",
+        r"{\field{\*\fldinst HYPERLINK x}{\fldrslt link text}}\par}"
+    ));
+    assert_eq!(doc.title, "Plan");
+    assert_eq!(doc.text, "Kept text.\n\nlink text");
+}
+
+#[test]
+fn rtf_groups_nested_past_the_limit_fail_and_stray_braces_do_not() {
+    let limits = Limits { max_nesting: 50, ..Limits::default() };
+    let deep = format!("{{\\rtf1 {}x{}}}", "{".repeat(60), "}".repeat(60));
+    let err = open_with("deep.rtf", deep.as_bytes(), &limits).unwrap_err();
+    assert_eq!(err.to_string(), "limit exceeded: groups nested more than 50 deep (max_nesting)");
+    assert_eq!(rtf("{\\rtf1 a}}} b\\").text, "a b");
 }

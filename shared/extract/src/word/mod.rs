@@ -1,9 +1,11 @@
 //! Word-processor documents: Office Open XML (`.docx`, `.docm`, as Word and
-//! LibreOffice write them) and OpenDocument text (`.odt`).
+//! LibreOffice write them), OpenDocument text (`.odt`) and Rich Text Format
+//! (`.rtf`).
 //!
-//! Both are zip archives of XML read as a stream (`quick-xml`), so a deep or
-//! huge document costs no recursion and nothing is held but the text. Each
-//! format's reader ([`docx`], [`odt`]) turns its elements into the events of
+//! The first two are zip archives of XML read as a stream (`quick-xml`), RTF
+//! a stream of tokens, so a deep or huge document costs no recursion and
+//! nothing is held but the text. Each format's reader ([`docx`], [`odt`],
+//! [`rtf`]) turns its elements into the events of
 //! a [`Writer`]: paragraphs (heading, list item or body text), line breaks
 //! and tables of rows of cells. Headings become
 //! [`ragpipe_core::BlockKind::Heading`] blocks (so chunks carry their section
@@ -24,14 +26,20 @@
 
 mod docx;
 mod odt;
+mod rtf;
 pub(crate) mod xml;
 
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
 
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    if bytes.starts_with(b"{\\rtf") {
+        let mut w = Writer::new(limits);
+        let title = rtf::read(bytes, limits, &mut w)?;
+        return Ok(w.build(title, name, Kind::Word));
+    }
     if !bytes.starts_with(b"PK") {
-        return Err(malformed("not a docx or odt file (no zip archive)"));
+        return Err(malformed("not a docx, odt or rtf file (no zip archive or RTF header)"));
     }
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "document", malformed)?;
     let mut w = Writer::new(limits);
