@@ -30,6 +30,7 @@ def good_controls(c: Corpus):
             ("word/policy.docx", "good-policy.docx"),
             ("word/policy.rtf", "good-policy.rtf"),
             ("slides/review.pptx", "good-review.pptx"),
+            ("slides/charts.pptx", "good-charts.pptx"),
             ("slides/review.odp", "good-review.odp"),
             ("email/outage.eml", "good-outage.eml"),
             ("email/ops-list.mbox", "good-ops-list.mbox"),

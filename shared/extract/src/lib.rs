@@ -28,8 +28,9 @@ pub use ocr::{NO_TEXT_FOUND, OCR_DISABLED, PageReader};
 pub use pdf::NO_TEXT_LAYER;
 
 /// Bumped whenever any extractor's output for the same bytes can change (3:
-/// e-mail HTML bodies keep their blocks apart and attachments are read).
-pub const EXTRACTOR_VERSION: &str = "3";
+/// e-mail HTML bodies keep their blocks apart and attachments are read; 4:
+/// a pptx's charts are read as tables).
+pub const EXTRACTOR_VERSION: &str = "4";
 
 /// Why a document could not be extracted. The messages are shown to admins
 /// as the failure reason, so they say exactly what is wrong with the file.

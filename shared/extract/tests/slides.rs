@@ -105,3 +105,35 @@ fn detected_by_content_without_an_extension() {
         assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Presentation), "{name}");
     }
 }
+
+#[test]
+fn charts_read_as_tables_of_their_cached_data() {
+    let doc = open_with("charts.pptx", &fixture("charts.pptx"), &Limits::default()).unwrap();
+    let got = blocks(&doc);
+    let got: Vec<(u32, &str, &str)> = got.iter().map(|(p, k, t)| (*p, k.as_str(), *t)).collect();
+    assert_eq!(
+        got,
+        [
+            (1, "h1", "Quarterly support volume"),
+            (1, "p", "Chart: Tickets per quarter"),
+            (1, "row 1 header", "Category | Tickets opened | Tickets closed"),
+            (1, "row 2", "Q1 2026 | 1200 | 1150"),
+            (1, "row 3", "Q2 2026 | 1350 | 1300"),
+            (1, "row 4", "Q3 2026 | 980 | 1010"),
+            (1, "row 5", "Q4 2026 | 1430 | 1400"),
+            (2, "h1", "What caused the incidents"),
+            (2, "p", "Chart"),
+            (2, "row 1 header", "Category | Share of incidents"),
+            (2, "row 2", "Configuration change | 45%"),
+            (2, "row 3", "Capacity | 30%"),
+            (2, "row 4", "Third-party outage | 25%"),
+            (3, "h1", "Response time against load"),
+            (3, "p", "Chart"),
+            (3, "row 1 header", "X | Median response (ms)"),
+            (3, "row 2", "100 | 42"),
+            (3, "row 3", "200 | 47"),
+            (3, "row 4", "400 | 61"),
+            (3, "row 5", "800 | 118"),
+        ]
+    );
+}

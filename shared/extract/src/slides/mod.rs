@@ -15,14 +15,16 @@
 //! Left out, as they are not the slide's words: slide numbers, dates,
 //! footers and headers (placeholders repeated from the master), the slide
 //! image of a notes page, comments, and the fallback copy of a drawing.
-//! Charts and SmartArt keep their text in parts of their own and are not
-//! read.
+//! A pptx chart is read from the data its part caches, as a table after the
+//! slide's text ([`chart`]); SmartArt, and the charts of an odp (embedded
+//! objects), are not read.
 //!
 //! Hostile input: as for word-processor documents, the archive's declared
 //! size is checked before anything is inflated; slides count against
 //! [`crate::Limits::max_pages`], table rows against
 //! [`crate::Limits::max_rows`].
 
+mod chart;
 mod odp;
 mod pptx;
 

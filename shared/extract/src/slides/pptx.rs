@@ -2,7 +2,8 @@
 //! `ppt/presentation.xml` lists them (`p:sldId`, through the part's
 //! relationships), each slide's shapes (`p:sp` text bodies of `a:p`
 //! paragraphs of `a:t` runs, `a:tbl` tables of `a:tr` rows of `a:tc`
-//! cells) and its notes slide's body placeholder. A shape is a title, text
+//! cells), its charts (through the slide's relationships, [`super::chart`])
+//! and its notes slide's body placeholder. A shape is a title, text
 //! or furniture by its placeholder type (`p:ph type`).
 
 use super::{Pass, Role, begin_slide, check_slides};
@@ -25,7 +26,7 @@ pub(super) fn read(
     limits: &Limits,
 ) -> Result<(), ExtractError> {
     let rels = relationships(zip, "ppt/presentation.xml")?;
-    let ids = slide_ids(presentation)?;
+    let ids = related_ids(presentation, "ppt/presentation.xml", "sldId")?;
     check_slides(ids.len(), limits)?;
     for (i, id) in ids.iter().enumerate() {
         let number = i as u32 + 1;
@@ -39,7 +40,16 @@ pub(super) fn read(
         shapes(&slide, &path, Pass::Title, w, &mut title)?;
         begin_slide(w, number, &title)?;
         shapes(&slide, &path, Pass::Text, w, &mut title)?;
-        let notes = relationships(zip, &path)?.into_values().find(|(kind, _)| kind == "notesSlide");
+        let slide_rels = relationships(zip, &path)?;
+        for id in related_ids(&slide, &path, "chart")? {
+            if let Some((kind, target)) = slide_rels.get(&id)
+                && kind == "chart"
+                && let Some(chart) = crate::archive::text(zip, target, malformed)?
+            {
+                super::chart::read(&chart, target, w)?;
+            }
+        }
+        let notes = slide_rels.into_values().find(|(kind, _)| kind == "notesSlide");
         if let Some((_, notes_path)) = notes
             && let Some(notes) = crate::archive::text(zip, &notes_path, malformed)?
         {
@@ -49,13 +59,15 @@ pub(super) fn read(
     Ok(())
 }
 
-/// The relationship ids of the slides, in show order.
-fn slide_ids(presentation: &str) -> Result<Vec<String>, ExtractError> {
-    let mut flow = Flow::new(presentation, "ppt/presentation.xml", SKIPPED);
+/// The relationship ids of the `element`s of a part, in its order: the
+/// slides of `ppt/presentation.xml` (`p:sldId`, in show order), the charts
+/// of a slide (`c:chart` in a graphic frame).
+fn related_ids(xml: &str, part: &str, element: &str) -> Result<Vec<String>, ExtractError> {
+    let mut flow = Flow::new(xml, part, SKIPPED);
     let mut ids = Vec::new();
     while let Some(event) = flow.next()? {
         if let Event::Start(e) | Event::Empty(e) = event
-            && e.local_name().as_ref() == "sldId"
+            && e.local_name().into_inner() == element
             && let Some(id) = relationship_id(&e)
         {
             ids.push(id);
