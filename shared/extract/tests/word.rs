@@ -95,6 +95,8 @@ fn detected_by_content_without_an_extension() {
     for name in ["policy.docx", "policy.odt", "policy.rtf"] {
         assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Word), "{name}");
     }
+    // Word saves RTF under `.doc` when asked to; it is read as what it is.
+    assert_eq!(detect("policy.doc", &fixture("policy.rtf")), Ok(Kind::Word));
 }
 
 #[test]
