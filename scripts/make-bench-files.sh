@@ -7,8 +7,8 @@
 # with a table (python-pptx), all from PyPI in a throwaway venv, and a
 # mailbox of 10 x PAGES messages of three paragraphs each (Python's own
 # `mailbox`) and an e-book of PAGES chapters of a heading, six paragraphs
-# and, every fifth, a table (EbookLib); big.rtf is LibreOffice's RTF of big.docx
-# when soffice is installed.
+# and, every fifth, a table (EbookLib); big.rtf and big.doc are LibreOffice's
+# conversions of big.docx when soffice is installed.
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -135,14 +135,16 @@ epub.write_epub(f"{out}/big.epub", book)
 PY
 ls -la "$out"
 
-# RTF as a word processor writes it: LibreOffice's conversion of big.docx,
-# when LibreOffice is installed (Debian libreoffice-writer).
+# RTF and Word 97 as a word processor writes them: LibreOffice's conversions
+# of big.docx, when LibreOffice is installed (Debian libreoffice-writer).
 if command -v soffice >/dev/null; then
-  echo "make-bench-files: converting big.docx to big.rtf with LibreOffice" >&2
   profile="$(mktemp -d)"
-  soffice --headless --norestore -env:UserInstallation="file://$profile" \
-    --convert-to rtf --outdir "$out" "$out/big.docx" >/dev/null 2>&1
+  for format in rtf doc; do
+    echo "make-bench-files: converting big.docx to big.$format with LibreOffice" >&2
+    soffice --headless --norestore -env:UserInstallation="file://$profile" \
+      --convert-to "$format" --outdir "$out" "$out/big.docx" >/dev/null 2>&1
+  done
   rm -rf "$profile"
 else
-  echo "make-bench-files: no soffice (Debian libreoffice-writer), so no big.rtf" >&2
+  echo "make-bench-files: no soffice (Debian libreoffice-writer), so no big.rtf or big.doc" >&2
 fi

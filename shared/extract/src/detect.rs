@@ -75,8 +75,8 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
-        Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
-        Kind::Word | Kind::Presentation | Kind::Ebook => mime == "application/zip",
+        Kind::Spreadsheet | Kind::Word => matches!(mime, "application/zip" | "application/x-ole-storage"),
+        Kind::Presentation | Kind::Ebook => mime == "application/zip",
         // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
         Kind::Email => mime == "application/x-ole-storage",
         _ => false,
@@ -143,7 +143,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
-    (Kind::Word, &["docx", "docm", "odt", "rtf"]),
+    (Kind::Word, &["docx", "docm", "odt", "rtf", "doc"]),
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Ebook, &["epub"]),
@@ -180,7 +180,8 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         }
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
         | "application/vnd.oasis.opendocument.text"
-        | "application/rtf" => Kind::Word,
+        | "application/rtf"
+        | "application/msword" => Kind::Word,
         "application/vnd.openxmlformats-officedocument.presentationml.presentation"
         | "application/vnd.oasis.opendocument.presentation" => Kind::Presentation,
         "application/epub+zip" => Kind::Ebook,
@@ -193,7 +194,6 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
 /// Office files say what to save them as.
 fn unsupported(mime: &str) -> String {
     match mime {
-        "application/msword" => format!("{mime} (a legacy binary Word file: save it as .docx)"),
         "application/vnd.ms-powerpoint" => format!("{mime} (a legacy binary PowerPoint file: save it as .pptx)"),
         _ => mime.to_string(),
     }

@@ -249,7 +249,8 @@ fn an_outlook_message_is_detected_without_its_extension() {
         let bytes = std::fs::read(dir.join("email").join(name)).unwrap();
         assert_eq!(detect("no-extension", &bytes), Ok(Kind::Email), "{name}");
     }
-    // Another compound file is not taken for one.
+    // Another compound file is not taken for one: a Word 97 file is read as
+    // what it is.
     let word = std::fs::read(dir.join("word/policy.doc")).unwrap();
-    assert!(detect("no-extension", &word).unwrap_err().to_string().contains("application/msword"));
+    assert_eq!(detect("no-extension", &word), Ok(Kind::Word));
 }

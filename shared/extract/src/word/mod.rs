@@ -1,6 +1,6 @@
 //! Word-processor documents: Office Open XML (`.docx`, `.docm`, as Word and
-//! LibreOffice write them), OpenDocument text (`.odt`) and Rich Text Format
-//! (`.rtf`).
+//! LibreOffice write them), OpenDocument text (`.odt`), Rich Text Format
+//! (`.rtf`) and legacy Word 97-2003 (`.doc`, [`doc`]).
 //!
 //! The first two are zip archives of XML read as a stream (`quick-xml`), RTF
 //! a stream of tokens, so a deep or huge document costs no recursion and
@@ -24,6 +24,7 @@
 //! count against [`crate::Limits::max_rows`], and paragraphs nested in
 //! paragraphs (text boxes) against [`crate::Limits::max_nesting`].
 
+mod doc;
 mod docx;
 mod odt;
 mod rtf;
@@ -38,8 +39,13 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         let title = rtf::read(bytes, limits, &mut w)?;
         return Ok(w.build(title, name, Kind::Word));
     }
+    if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+        let mut w = Writer::new(limits);
+        let title = doc::read(bytes, &mut w)?;
+        return Ok(w.build(title, name, Kind::Word));
+    }
     if !bytes.starts_with(b"PK") {
-        return Err(malformed("not a docx, odt or rtf file (no zip archive or RTF header)"));
+        return Err(malformed("not a docx, odt, rtf or doc file (no zip archive, RTF header or OLE compound file)"));
     }
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "document", malformed)?;
     let mut w = Writer::new(limits);
