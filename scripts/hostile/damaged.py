@@ -32,6 +32,7 @@ def good_controls(c: Corpus):
             ("word/policy.doc", "good-policy.doc"),
             ("slides/review.pptx", "good-review.pptx"),
             ("slides/charts.pptx", "good-charts.pptx"),
+            ("slides/charts.odp", "good-charts.odp"),
             ("slides/review.odp", "good-review.odp"),
             ("email/outage.eml", "good-outage.eml"),
             ("email/ops-list.mbox", "good-ops-list.mbox"),

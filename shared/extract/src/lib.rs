@@ -29,7 +29,7 @@ pub use pdf::NO_TEXT_LAYER;
 
 /// Bumped whenever any extractor's output for the same bytes can change (3:
 /// e-mail HTML bodies keep their blocks apart and attachments are read; 4:
-/// a pptx's charts are read as tables).
+/// charts in decks are read as tables).
 pub const EXTRACTOR_VERSION: &str = "4";
 
 /// Why a document could not be extracted. The messages are shown to admins

@@ -137,3 +137,35 @@ fn charts_read_as_tables_of_their_cached_data() {
         ]
     );
 }
+
+/// The blocks of one slide, as `(kind, text)`.
+fn on_slide(doc: &Document, page: u32) -> Vec<(String, String)> {
+    blocks(doc).into_iter().filter(|b| b.0 == page).map(|(_, k, t)| (k, t.to_string())).collect()
+}
+
+#[test]
+fn libreoffice_charts_read_as_the_same_tables() {
+    let python = open_with("charts.pptx", &fixture("charts.pptx"), &Limits::default()).unwrap();
+    for name in ["charts.odp", "charts-lo.pptx"] {
+        let doc = open_with(name, &fixture(name), &Limits::default()).unwrap();
+        // The column and scatter charts as python-pptx wrote them.
+        for page in [1, 3] {
+            assert_eq!(on_slide(&doc, page), on_slide(&python, page), "{name}: slide {page}");
+        }
+        // The pie: LibreOffice titles it by its series and caches the
+        // shares unformatted.
+        let pie: Vec<String> = on_slide(&doc, 2).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            pie,
+            [
+                "What caused the incidents",
+                "Chart: Share of incidents",
+                "Category | Share of incidents",
+                "Configuration change | 0.45",
+                "Capacity | 0.3",
+                "Third-party outage | 0.25"
+            ],
+            "{name}"
+        );
+    }
+}

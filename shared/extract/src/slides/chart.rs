@@ -149,60 +149,177 @@ fn as_percent(value: &str, digits: usize) -> Option<String> {
 }
 
 fn write(w: &mut Writer<'_>, title: &str, axis: &str, scatter: bool, series: &[Series]) -> Result<(), ExtractError> {
-    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
     let series: Vec<&Series> = series.iter().filter(|s| !s.values.is_empty()).collect();
-    if series.is_empty() && title.is_empty() {
+    if series.is_empty() && title.trim().is_empty() {
         return Ok(());
     }
-    w.start_paragraph(Para::Body)?;
-    w.text(&if title.is_empty() { "Chart".to_string() } else { format!("Chart: {title}") });
-    w.end_paragraph();
-    let first = if !axis.trim().is_empty() {
-        axis.split_whitespace().collect::<Vec<_>>().join(" ")
-    } else if scatter {
-        "X".to_string()
-    } else {
-        "Category".to_string()
-    };
+    heading(w, title)?;
+    let first = first_column(axis, scatter);
     // Consecutive series over the same categories share a table.
     let mut start = 0;
     while start < series.len() {
         let end = (start + 1..series.len())
             .find(|&i| series[i].categories != series[start].categories)
             .unwrap_or(series.len());
-        table(w, &first, &series[start..end])?;
+        let group = &series[start..end];
+        let names = group.iter().enumerate().map(|(i, s)| {
+            let name = one_line(&s.name);
+            if name.is_empty() { format!("Series {}", i + 1) } else { name }
+        });
+        let header = std::iter::once(first.clone()).chain(names).collect();
+        let mut indices: Vec<u32> =
+            group.iter().flat_map(|s| s.categories.keys().chain(s.values.keys())).copied().collect();
+        indices.sort_unstable();
+        indices.dedup();
+        let rows = indices.into_iter().map(|i| {
+            let label = group[0].categories.get(&i).cloned().unwrap_or_else(|| (i + 1).to_string());
+            std::iter::once(label).chain(group.iter().map(|s| s.values.get(&i).cloned().unwrap_or_default())).collect()
+        });
+        grid(w, header, rows)?;
         start = end;
     }
     Ok(())
 }
 
-fn table(w: &mut Writer<'_>, first: &str, series: &[&Series]) -> Result<(), ExtractError> {
+/// A chart's paragraph: `Chart: TITLE`, or `Chart` for an untitled one.
+pub(super) fn heading(w: &mut Writer<'_>, title: &str) -> Result<(), ExtractError> {
+    let title = one_line(title);
+    w.start_paragraph(Para::Body)?;
+    w.text(&if title.is_empty() { "Chart".to_string() } else { format!("Chart: {title}") });
+    w.end_paragraph();
+    Ok(())
+}
+
+/// What the first column holds when its axis has no title.
+pub(super) fn first_column(axis: &str, scatter: bool) -> String {
+    let axis = one_line(axis);
+    match (axis.is_empty(), scatter) {
+        (false, _) => axis,
+        (true, true) => "X".into(),
+        (true, false) => "Category".into(),
+    }
+}
+
+/// A chart's data as a table: the header row, then one row per category.
+pub(super) fn grid(
+    w: &mut Writer<'_>,
+    header: Vec<String>,
+    rows: impl Iterator<Item = Vec<String>>,
+) -> Result<(), ExtractError> {
     w.start_table();
-    let names = series.iter().enumerate().map(|(i, s)| {
-        let name = s.name.split_whitespace().collect::<Vec<_>>().join(" ");
-        if name.is_empty() { format!("Series {}", i + 1) } else { name }
-    });
-    row(w, true, std::iter::once(first.to_string()).chain(names))?;
-    let mut indices: Vec<u32> =
-        series.iter().flat_map(|s| s.categories.keys().chain(s.values.keys())).copied().collect();
-    indices.sort_unstable();
-    indices.dedup();
-    for i in indices {
-        let label = series[0].categories.get(&i).cloned().unwrap_or_else(|| (i + 1).to_string());
-        let values = series.iter().map(|s| s.values.get(&i).cloned().unwrap_or_default());
-        row(w, false, std::iter::once(label).chain(values))?;
+    for (i, cells) in std::iter::once(header).chain(rows).enumerate() {
+        w.start_row(i == 0);
+        for cell in cells {
+            w.start_cell();
+            w.start_paragraph(Para::Body)?;
+            w.text(cell.trim());
+            w.end_paragraph();
+        }
+        w.end_row()?;
     }
     w.end_table();
     Ok(())
 }
 
-fn row(w: &mut Writer<'_>, header: bool, cells: impl Iterator<Item = String>) -> Result<(), ExtractError> {
-    w.start_row(header);
-    for cell in cells {
-        w.start_cell();
-        w.start_paragraph(Para::Body)?;
-        w.text(cell.trim());
-        w.end_paragraph();
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An OpenDocument chart (the `content.xml` of an odp's embedded object):
+/// its `chart:title` and the local table that holds its data. Each
+/// `chart:series` names the table's column of its values and, for a
+/// scatter chart, the column of its x values (`chart:domain`); the first
+/// column holds the categories otherwise. Written as a pptx chart is;
+/// nothing is written for an object that is not a chart (a formula).
+pub(super) fn read_odf(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+    let mut flow = Flow::new(xml, part, &["annotation"]);
+    let mut path: Vec<String> = Vec::new();
+    let (mut chart, mut title) = (false, String::new());
+    // Per series: the column of its values and of its x values.
+    let mut series: Vec<(Option<usize>, Option<usize>)> = Vec::new();
+    let (mut header, mut rows): (Option<Vec<String>>, Vec<Vec<String>>) = (None, Vec::new());
+    while let Some(event) = flow.next()? {
+        let opens = matches!(event, Event::Start(_));
+        match event {
+            Event::Start(e) | Event::Empty(e) => {
+                let name = e.local_name().into_inner().to_string();
+                match name.as_str() {
+                    "chart" => chart = true,
+                    "series" => series.push((attr(&e, "values-cell-range-address").as_deref().and_then(column), None)),
+                    "domain" => {
+                        if let Some(s) = series.last_mut() {
+                            s.1 = attr(&e, "cell-range-address").as_deref().and_then(column);
+                        }
+                    }
+                    "table-row" => rows.push(Vec::new()),
+                    "table-cell" => rows.last_mut().into_iter().for_each(|r| r.push(String::new())),
+                    _ => {}
+                }
+                if opens {
+                    path.push(name);
+                }
+            }
+            Event::End(e) => {
+                if e.local_name().as_ref() == "table-header-rows" {
+                    header = rows.pop();
+                }
+                path.pop();
+            }
+            Event::Text(t) => {
+                let text = t.xml_content(XmlVersion::Implicit1_0);
+                if path.iter().any(|p| p == "table-cell") {
+                    if let Some(cell) = rows.last_mut().and_then(|r| r.last_mut()) {
+                        cell.push_str(&text);
+                    }
+                } else if path.iter().any(|p| p == "title") && !path.iter().any(|p| p == "axis") {
+                    title.push_str(&text);
+                }
+            }
+            _ => {}
+        }
     }
-    w.end_row()
+    if !chart || (header.is_none() && rows.is_empty() && title.trim().is_empty()) {
+        return Ok(());
+    }
+    heading(w, &title)?;
+    let Some(header) = header else { return Ok(()) };
+    let cell = |row: &[String], c: usize| row.get(c).cloned().unwrap_or_default();
+    let valued: Vec<(usize, Option<usize>)> = series.iter().filter_map(|&(v, x)| v.map(|v| (v, x))).collect();
+    if valued.is_empty() {
+        // No series named: the table as it stands.
+        return grid(w, header, rows.into_iter());
+    }
+    // Series over the same x column (or the categories) share a table.
+    let mut start = 0;
+    while start < valued.len() {
+        let x = valued[start].1;
+        let end = (start + 1..valued.len()).find(|&i| valued[i].1 != x).unwrap_or(valued.len());
+        let group = &valued[start..end];
+        // The categories' column may be headed; a scatter chart's x column is
+        // headed by a made-up series name.
+        let first = if x.is_none() { Some(cell(&header, 0)).filter(|h| !h.trim().is_empty()) } else { None };
+        let names = group.iter().map(|&(v, _)| cell(&header, v));
+        let head = std::iter::once(first.unwrap_or_else(|| first_column("", x.is_some()))).chain(names).collect();
+        let body = rows.iter().map(|r| {
+            let label = cell(r, x.unwrap_or(0));
+            std::iter::once(label).chain(group.iter().map(|&(v, _)| cell(r, v))).collect()
+        });
+        grid(w, head, body)?;
+        start = end;
+    }
+    Ok(())
+}
+
+/// The 0-based column of a cell range address (`local-table.$B$2:.$B$5` → 1).
+fn column(address: &str) -> Option<usize> {
+    let start = address.split(':').next()?;
+    let cell = start.rsplit_once('.').map_or(start, |(_, c)| c);
+    let letters: String = cell.trim_start_matches('$').chars().take_while(char::is_ascii_alphabetic).collect();
+    if letters.is_empty() {
+        return None;
+    }
+    letters
+        .chars()
+        .try_fold(0usize, |n, c| Some(n * 26 + (c.to_ascii_uppercase() as usize - 'A' as usize + 1)))
+        .map(|n| n - 1)
 }

@@ -15,9 +15,9 @@
 //! Left out, as they are not the slide's words: slide numbers, dates,
 //! footers and headers (placeholders repeated from the master), the slide
 //! image of a notes page, comments, and the fallback copy of a drawing.
-//! A pptx chart is read from the data its part caches, as a table after the
-//! slide's text ([`chart`]); SmartArt, and the charts of an odp (embedded
-//! objects), are not read.
+//! A chart is read from its data, as a table: a pptx's from the values its
+//! part caches, after the slide's text, an odp's from its embedded object's
+//! local table, where the slide places it ([`chart`]). SmartArt is not read.
 //!
 //! Hostile input: as for word-processor documents, the archive's declared
 //! size is checked before anything is inflated; slides count against
@@ -32,6 +32,7 @@ use crate::word::xml::title as properties_title;
 use crate::word::{Para, Writer, malformed};
 use crate::{ExtractError, Limits};
 use ragpipe_core::{Document, Kind};
+use std::collections::HashMap;
 
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
     if !bytes.starts_with(b"PK") {
@@ -43,12 +44,31 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         pptx::read(&mut zip, &presentation, &mut w, limits)?;
         crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| properties_title(&core))
     } else if let Some(content) = crate::archive::text(&mut zip, "content.xml", malformed)? {
-        odp::read(&content, &mut w, limits)?;
+        let objects = embedded_objects(&mut zip)?;
+        odp::read(&content, &objects, &mut w, limits)?;
         crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| properties_title(&meta))
     } else {
         return Err(malformed("zip archive holds no ppt/presentation.xml or content.xml"));
     };
     Ok(w.build(title, name, Kind::Presentation))
+}
+
+/// The `content.xml` of each object an odp embeds (`Object 1/content.xml`:
+/// charts, formulas), by its folder.
+fn embedded_objects(zip: &mut crate::archive::Zip<'_>) -> Result<HashMap<String, String>, ExtractError> {
+    let names: Vec<String> = zip
+        .file_names()
+        .flatten()
+        .filter_map(|n| n.strip_suffix("/content.xml").map(str::to_string))
+        .filter(|dir| !dir.is_empty() && !dir.contains('/'))
+        .collect();
+    let mut objects = HashMap::new();
+    for dir in names {
+        if let Some(xml) = crate::archive::text(zip, &format!("{dir}/content.xml"), malformed)? {
+            objects.insert(dir, xml);
+        }
+    }
+    Ok(objects)
 }
 
 /// Fails a deck of more than `max_pages` slides before any is read.

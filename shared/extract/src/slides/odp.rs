@@ -2,7 +2,8 @@
 //! frames and shapes hold `text:p` / `text:h` paragraphs (bullets read as
 //! paragraphs, as the pptx reader reads them) and `table:table` tables, and whose `presentation:notes`
 //! hold the speaker notes. A frame is a title, text or furniture by its
-//! `presentation:class`.
+//! `presentation:class`. A chart (an embedded object, `draw:object`) is read
+//! from its own `content.xml` where the slide places it.
 
 use super::{Pass, Role, begin_slide, check_slides};
 use crate::word::xml::{Flow, attr, reference};
@@ -10,6 +11,7 @@ use crate::word::{Para, Writer};
 use crate::{ExtractError, Limits};
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
+use std::collections::HashMap;
 
 /// Subtrees that are not part of the slides' words: comments, footnotes and
 /// the deleted text tracked changes keep.
@@ -19,17 +21,30 @@ const SKIPPED: &[&str] = &["annotation", "note", "tracked-changes"];
 /// inside it.
 const SHAPES: &[&str] = &["frame", "custom-shape", "rect", "ellipse", "polygon", "path", "caption", "page-thumbnail"];
 
-pub(super) fn read(content: &str, w: &mut Writer<'_>, limits: &Limits) -> Result<(), ExtractError> {
+/// Reads the slides of `content.xml`; `objects` holds the `content.xml` of
+/// each embedded object by its folder (`Object 1`), for the charts.
+pub(super) fn read(
+    content: &str,
+    objects: &HashMap<String, String>,
+    w: &mut Writer<'_>,
+    limits: &Limits,
+) -> Result<(), ExtractError> {
     let mut titles: Vec<String> = Vec::new();
-    walk(content, Pass::Title, w, &mut titles)?;
+    walk(content, objects, Pass::Title, w, &mut titles)?;
     check_slides(titles.len(), limits)?;
-    walk(content, Pass::Text, w, &mut titles)
+    walk(content, objects, Pass::Text, w, &mut titles)
 }
 
 /// One pass over every slide: in [`Pass::Title`] each slide's title into
 /// `titles`, in [`Pass::Text`] each slide's heading, then its other text
 /// into `w`.
-fn walk(content: &str, pass: Pass, w: &mut Writer<'_>, titles: &mut Vec<String>) -> Result<(), ExtractError> {
+fn walk(
+    content: &str,
+    objects: &HashMap<String, String>,
+    pass: Pass,
+    w: &mut Writer<'_>,
+    titles: &mut Vec<String>,
+) -> Result<(), ExtractError> {
     let mut flow = Flow::new(content, "content.xml", SKIPPED);
     let mut slide = 0usize;
     let mut roles: Vec<Role> = Vec::new();
@@ -48,6 +63,7 @@ fn walk(content: &str, pass: Pass, w: &mut Writer<'_>, titles: &mut Vec<String>)
                     }
                     paragraphs.push(read);
                 }
+                "object" if pass == Pass::Text && slide > 0 => embedded(&e, objects, w)?,
                 "table" if pass == Pass::Text => w.start_table(),
                 "table-row" if pass == Pass::Text => w.start_row(false),
                 "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
@@ -55,6 +71,7 @@ fn walk(content: &str, pass: Pass, w: &mut Writer<'_>, titles: &mut Vec<String>)
             },
             Event::Empty(e) => match e.local_name().as_ref() {
                 "page" => enter_slide(&mut slide, pass, w, titles)?,
+                "object" if pass == Pass::Text && slide > 0 => embedded(&e, objects, w)?,
                 "s" | "tab" if reading => pass.write(w, titles.last_mut(), " "),
                 "line-break" if reading => pass.write(w, titles.last_mut(), "\n"),
                 "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
@@ -93,6 +110,16 @@ fn enter_slide(
             Ok(())
         }
         Pass::Text => begin_slide(w, *slide as u32, titles.get(*slide - 1).map(String::as_str).unwrap_or_default()),
+    }
+}
+
+/// An embedded object (`draw:object`): a chart is read from its own part.
+fn embedded(e: &BytesStart<'_>, objects: &HashMap<String, String>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+    let Some(href) = attr(e, "href") else { return Ok(()) };
+    let name = href.trim_start_matches("./").trim_end_matches('/');
+    match objects.get(name) {
+        Some(xml) => super::chart::read_odf(xml, &format!("{name}/content.xml"), w),
+        None => Ok(()),
     }
 }
 
