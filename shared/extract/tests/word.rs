@@ -175,6 +175,8 @@ fn rtf(source: &str) -> Document {
 fn rtf_unicode_escapes_skip_their_fallback_and_ansi_bytes_follow_the_code_page() {
     let doc = rtf(r"{\rtf1\ansi\ansicpg1252\uc1 Caf\'e9 \u8364?5 {\uc2\u8212\'97\'97} na\u239\'efve\par}");
     assert_eq!(doc.text, "Café €5 — naïve");
+    // U+1F600 as its two UTF-16 halves, each with a `?` fallback.
+    assert_eq!(rtf(r"{\rtf1 smile \u-10179?\u-8704?\par}").text, "smile \u{1F600}");
     assert_eq!(rtf(r"{\rtf1\ansi\ansicpg1251 \'cf\'f0\'e8\'e2\'e5\'f2\par}").text, "Привет");
 }
 

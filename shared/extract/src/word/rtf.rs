@@ -95,6 +95,8 @@ struct Reader<'w, 'l> {
     bytes: Vec<u8>,
     /// ANSI fallback characters still to skip after a `\uN`.
     fallback: usize,
+    /// The first half of a surrogate pair, until its second `\uN`.
+    high: Option<u16>,
     styles: HashMap<i32, Style>,
     entry: (i32, Style),
     title: String,
@@ -123,6 +125,7 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits, w: &mut Writer) -> Result<Opti
         encoding: encoding_rs::WINDOWS_1252,
         bytes: Vec::new(),
         fallback: 0,
+        high: None,
         styles: HashMap::new(),
         entry: (0, Style::default()),
         title: String::new(),
@@ -267,9 +270,13 @@ impl Reader<'_, '_> {
             }
             "u" => {
                 let code = arg.unwrap_or(0);
-                let code = if code < 0 { code + 65536 } else { code };
-                if let Some(c) = char::from_u32(code as u32) {
-                    self.write(&c.to_string())?;
+                let unit = (if code < 0 { code + 65536 } else { code }) as u16;
+                // A character beyond the BMP comes as two \uN, its UTF-16 halves.
+                let units: Vec<u16> = self.high.take().into_iter().chain([unit]).collect();
+                if (0xD800..0xDC00).contains(&unit) {
+                    self.high = Some(unit);
+                } else {
+                    self.write(&String::from_utf16_lossy(&units))?;
                 }
                 self.fallback = self.st.uc;
             }
