@@ -66,19 +66,26 @@ def arguments() -> argparse.ArgumentParser:
     return ap
 
 
-def main() -> None:
-    args = arguments().parse_args()
-
+def dense_setup(args, split: str | None = None):
+    """What every offline dense experiment starts from: the documents' chunks
+    as the index cut them, the golden questions without fuzzy needles (of
+    one split, if given), which chunks answer each, the encoder, and the
+    questions' and chunks' vectors."""
     docs = load_chunks(args.ragpipe, args.data_dir, Path(args.corpus))
     chunks = [c for cs in docs.values() for c in cs]
     contents = [folded(c["content"]) for c in chunks]
     golden = [json.loads(l) for l in Path(args.golden).read_text().splitlines() if l.strip()]
-    golden = [q for q in golden if not q.get("fuzzy")]
+    golden = [q for q in golden if not q.get("fuzzy") and (not split or q.get("split") == split)]
     answers = [np.array([all(folded(n) in c for n in q["needles"]) for c in contents]) for q in golden]
-
     encoder = Encoder(Path(args.model))
     queries = encoder([q["query"] for q in golden], query=True)
     vectors = encoder([c["text"] for c in chunks])
+    return docs, chunks, golden, answers, encoder, queries, vectors
+
+
+def main() -> None:
+    args = arguments().parse_args()
+    _, _, _, answers, _, queries, vectors = dense_setup(args)
 
     def run(beta: float, k: int, soft: bool = False) -> list:
         ranks = []

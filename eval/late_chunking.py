@@ -13,15 +13,14 @@ needle; fuzzy needles left out); paired with exact sign tests.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from dense_prf import arguments, first_answer, folded, show  # noqa: E402
-from rerank import Encoder, load_chunks  # noqa: E402
+from dense_prf import arguments, dense_setup, first_answer, show  # noqa: E402
+from rerank import Encoder  # noqa: E402
 
 
 def late_vectors(encoder: Encoder, docs: dict, context: int, window: int, batch: int = 8) -> np.ndarray:
@@ -73,16 +72,7 @@ def main() -> None:
     ap.add_argument("--split")
     args = ap.parse_args()
 
-    docs = load_chunks(args.ragpipe, args.data_dir, Path(args.corpus))
-    chunks = [c for cs in docs.values() for c in cs]
-    contents = [folded(c["content"]) for c in chunks]
-    golden = [json.loads(l) for l in Path(args.golden).read_text().splitlines() if l.strip()]
-    golden = [q for q in golden if not q.get("fuzzy") and (not args.split or q.get("split") == args.split)]
-    answers = [np.array([all(folded(n) in c for n in q["needles"]) for c in contents]) for q in golden]
-
-    encoder = Encoder(Path(args.model))
-    queries = encoder([q["query"] for q in golden], query=True)
-    vectors = encoder([c["text"] for c in chunks])
+    docs, _, _, answers, encoder, queries, vectors = dense_setup(args, args.split)
     plain = queries @ vectors.T
     base = [first_answer(s, ok) for s, ok in zip(plain, answers)]
     show("chunk", base)
