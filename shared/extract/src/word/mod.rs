@@ -34,32 +34,32 @@ use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
 
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
-    if bytes.starts_with(b"{\\rtf") {
-        let mut w = Writer::new(limits);
-        let title = rtf::read(bytes, limits, &mut w)?;
-        return Ok(w.build(title, name, Kind::Word));
-    }
-    if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
-        let mut w = Writer::new(limits);
-        let title = doc::read(bytes, &mut w)?;
-        return Ok(w.build(title, name, Kind::Word));
-    }
-    if !bytes.starts_with(b"PK") {
-        return Err(malformed("not a docx, odt, rtf or doc file (no zip archive, RTF header or OLE compound file)"));
-    }
-    let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "document", malformed)?;
     let mut w = Writer::new(limits);
-    let title = if let Some(body) = crate::archive::text(&mut zip, "word/document.xml", malformed)? {
-        let styles = crate::archive::text(&mut zip, "word/styles.xml", malformed)?;
-        docx::read(&body, styles.as_deref(), &mut w)?;
-        crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| xml::title(&core))
-    } else if let Some(body) = crate::archive::text(&mut zip, "content.xml", malformed)? {
-        odt::read(&body, &mut w)?;
-        crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| xml::title(&meta))
+    let title = if bytes.starts_with(b"{\\rtf") {
+        rtf::read(bytes, limits, &mut w)?
+    } else if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+        doc::read(bytes, &mut w)?
+    } else if bytes.starts_with(b"PK") {
+        zipped(bytes, limits, &mut w)?
     } else {
-        return Err(malformed("zip archive holds no word/document.xml or content.xml"));
+        return Err(malformed("not a docx, odt, rtf or doc file (no zip archive, RTF header or OLE compound file)"));
     };
     Ok(w.build(title, name, Kind::Word))
+}
+
+/// A docx or odt: its body into `w`; returns the title its properties name.
+fn zipped(bytes: &[u8], limits: &Limits, w: &mut Writer) -> Result<Option<String>, ExtractError> {
+    let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "document", malformed)?;
+    if let Some(body) = crate::archive::text(&mut zip, "word/document.xml", malformed)? {
+        let styles = crate::archive::text(&mut zip, "word/styles.xml", malformed)?;
+        docx::read(&body, styles.as_deref(), w)?;
+        Ok(crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| xml::title(&core)))
+    } else if let Some(body) = crate::archive::text(&mut zip, "content.xml", malformed)? {
+        odt::read(&body, w)?;
+        Ok(crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| xml::title(&meta)))
+    } else {
+        Err(malformed("zip archive holds no word/document.xml or content.xml"))
+    }
 }
 
 /// `malformed document: …`, the failure for a file that is not a readable

@@ -62,9 +62,12 @@ struct State {
     /// ANSI characters that stand in for each `\uN` (`\ucN`).
     uc: usize,
     para: Props,
-    /// A text box: the paragraphs open outside it, which its own `\par`s
-    /// never end.
+    /// Inside a text box: the paragraphs open outside the innermost one,
+    /// which its own `\par`s never end (inherited by nested groups).
     floor: Option<usize>,
+    /// This group is the text box (`\shptxt`): its end closes the box's
+    /// paragraphs.
+    opens_box: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -114,7 +117,7 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits, w: &mut Writer) -> Result<Opti
     if !bytes.starts_with(b"{\\rtf") {
         return Err(malformed("not an RTF file (no {\\rtf header)"));
     }
-    let st = State { dest: Dest::Text, unseen: false, uc: 1, para: Props::default(), floor: None };
+    let st = State { dest: Dest::Text, unseen: false, uc: 1, para: Props::default(), floor: None, opens_box: false };
     let mut r = Reader {
         w,
         max_nesting: limits.max_nesting,
@@ -176,7 +179,7 @@ impl Reader<'_, '_> {
                 self.control(&name, arg)?;
             }
             Token::ControlSymbol(c) => self.symbol(c)?,
-            Token::Text(text) => self.text(&text)?,
+            Token::Text(text) => self.text(&text),
             Token::ControlBin(_) | Token::Newline(_) => {}
         }
         Ok(())
@@ -191,7 +194,7 @@ impl Reader<'_, '_> {
             )));
         }
         self.stack.push(self.st);
-        self.st.floor = None;
+        self.st.opens_box = false;
         match self.st.dest {
             Dest::Styles => {
                 self.st.dest = Dest::Style;
@@ -207,7 +210,7 @@ impl Reader<'_, '_> {
 
     fn end_group(&mut self) -> Result<(), ExtractError> {
         self.flush()?;
-        if let Some(floor) = self.st.floor {
+        if let (true, Some(floor)) = (self.st.opens_box, self.st.floor) {
             while self.open > floor {
                 self.end_paragraph();
             }
@@ -236,6 +239,7 @@ impl Reader<'_, '_> {
             (_, "stylesheet") => Dest::Styles,
             (_, "shptxt") => {
                 self.st.floor = Some(self.open);
+                self.st.opens_box = true;
                 return true;
             }
             (_, n) if SKIPPED.contains(&n) => Dest::Skip,
@@ -321,7 +325,7 @@ impl Reader<'_, '_> {
 
     fn symbol(&mut self, c: char) -> Result<(), ExtractError> {
         match c {
-            '\\' | '{' | '}' => self.text(&[c as u8])?,
+            '\\' | '{' | '}' => self.text(&[c as u8]),
             '~' => self.write("\u{a0}")?,
             '_' => self.write("-")?,
             '\n' | '\r' => {
@@ -335,7 +339,7 @@ impl Reader<'_, '_> {
 
     /// ANSI text (a run of bytes, or an escaped brace); the first bytes may
     /// be the fallback of a `\uN` just read.
-    fn text(&mut self, text: &[u8]) -> Result<(), ExtractError> {
+    fn text(&mut self, text: &[u8]) {
         let skip = self.fallback.min(text.len());
         self.fallback -= skip;
         let text = &text[skip..];
@@ -344,7 +348,6 @@ impl Reader<'_, '_> {
             Dest::Title | Dest::Text if !self.st.unseen && !text.is_empty() => self.bytes.extend_from_slice(text),
             _ => {}
         }
-        Ok(())
     }
 
     /// Decodes the ANSI bytes gathered so far into the destination.
@@ -373,7 +376,7 @@ impl Reader<'_, '_> {
         if self.st.dest != Dest::Text {
             return Ok(());
         }
-        let inside_box = self.stack.iter().any(|s| s.floor.is_some()) || self.st.floor.is_some();
+        let inside_box = self.st.floor.is_some();
         if self.st.para.in_table && !inside_box {
             if !self.table {
                 self.w.start_table();
@@ -400,7 +403,7 @@ impl Reader<'_, '_> {
 
     /// Paragraphs open outside the innermost text box.
     fn floor(&self) -> usize {
-        self.st.floor.or_else(|| self.stack.iter().rev().find_map(|s| s.floor)).unwrap_or(0)
+        self.st.floor.unwrap_or(0)
     }
 
     fn paragraph_break(&mut self) -> Result<(), ExtractError> {
