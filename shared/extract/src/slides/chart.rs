@@ -21,9 +21,23 @@ struct Series {
     values: BTreeMap<u32, String>,
 }
 
+/// What a DrawingML chart's part says, as it is read.
+#[derive(Default)]
+struct Parsed {
+    title: String,
+    /// The category (or x) axis's title.
+    axis: String,
+    scatter: bool,
+    series: Vec<Series>,
+    /// The index of the point being read (`c:pt idx`).
+    idx: u32,
+    /// The decimals of the values' percent format, if they have one.
+    percent_digits: Option<usize>,
+}
+
 /// Where the text being read goes.
 #[derive(Clone, Copy, PartialEq)]
-enum Into {
+enum Slot {
     Nothing,
     Title,
     AxisTitle,
@@ -34,22 +48,20 @@ enum Into {
 
 pub(super) fn read(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
     let mut flow = Flow::new(xml, part, &["Fallback", "extLst", "txPr", "spPr"]);
-    let (mut title, mut axis, mut scatter) = (String::new(), String::new(), false);
-    let mut series: Vec<Series> = Vec::new();
+    let mut c = Parsed::default();
     // Open elements by local name; the text's destination follows from them.
     let mut path: Vec<String> = Vec::new();
-    let (mut idx, mut percent_digits) = (0u32, None);
     while let Some(event) = flow.next()? {
         match event {
             Event::Start(e) => {
                 let name = e.local_name().into_inner().to_string();
                 match name.as_str() {
-                    "ser" => series.push(Series::default()),
-                    "xVal" => scatter = true,
-                    "pt" => idx = attr(&e, "idx").and_then(|i| i.parse().ok()).unwrap_or(0),
-                    "val" | "yVal" => percent_digits = None,
+                    "ser" => c.series.push(Series::default()),
+                    "xVal" => c.scatter = true,
+                    "pt" => c.idx = attr(&e, "idx").and_then(|i| i.parse().ok()).unwrap_or(0),
+                    "val" | "yVal" => c.percent_digits = None,
                     // A title's paragraphs are words apart.
-                    "p" if path.iter().any(|p| p == "title") => title.push(' '),
+                    "p" if path.iter().any(|p| p == "title") => c.title.push(' '),
                     _ => {}
                 }
                 path.push(name);
@@ -60,80 +72,72 @@ pub(super) fn read(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), Extr
             Event::Text(t) => {
                 let text = t.xml_content(XmlVersion::Implicit1_0);
                 if path.last().is_some_and(|n| n == "formatCode") {
-                    percent_digits = percent(&text);
+                    c.percent_digits = percent(&text);
                 } else {
-                    put(destination(&path, scatter), &text, &mut title, &mut axis, &mut series, idx, percent_digits);
+                    c.put(destination(&path, c.scatter), &text);
                 }
             }
-            Event::GeneralRef(r) => {
-                let text = reference(&r).unwrap_or_default();
-                put(destination(&path, scatter), &text, &mut title, &mut axis, &mut series, idx, percent_digits);
-            }
+            Event::GeneralRef(r) => c.put(destination(&path, c.scatter), &reference(&r).unwrap_or_default()),
             _ => {}
         }
     }
-    write(w, &title, &axis, scatter, &series)
+    write(w, &c.title, &c.axis, c.scatter, &c.series)
 }
 
 /// What text at `path` is: the chart's title, its category axis's title, a
 /// series' name, one of its categories or values, or nothing kept.
-fn destination(path: &[String], scatter: bool) -> Into {
+fn destination(path: &[String], scatter: bool) -> Slot {
     let has = |n: &str| path.iter().any(|p| p == n);
     let text = path.last().is_some_and(|n| n == "v" || n == "t");
     if !text {
-        return Into::Nothing;
+        return Slot::Nothing;
     }
     if has("ser") {
         return if has("tx") {
-            Into::Name
+            Slot::Name
         } else if has("cat") || has("xVal") {
-            Into::Category
+            Slot::Category
         } else if has("val") || has("yVal") {
-            Into::Value
+            Slot::Value
         } else {
-            Into::Nothing
+            Slot::Nothing
         };
     }
     if !has("title") {
-        return Into::Nothing;
+        return Slot::Nothing;
     }
     // The category (or, in a scatter chart, the x) axis names the first
     // column; a value axis's title is not a column's.
     if has("catAx") || has("dateAx") || (scatter && has("valAx")) {
-        Into::AxisTitle
+        Slot::AxisTitle
     } else if has("valAx") || has("serAx") {
-        Into::Nothing
+        Slot::Nothing
     } else {
-        Into::Title
+        Slot::Title
     }
 }
 
-fn put(
-    into: Into,
-    text: &str,
-    title: &mut String,
-    axis: &mut String,
-    series: &mut [Series],
-    idx: u32,
-    percent_digits: Option<usize>,
-) {
-    match (into, series.last_mut()) {
-        (Into::Title, _) => title.push_str(text),
-        (Into::AxisTitle, _) if axis.is_empty() => axis.push_str(text),
-        (Into::Name, Some(s)) => s.name.push_str(text),
-        (Into::Category, Some(s)) => {
-            // A multi-level category's levels share its index.
-            let label = s.categories.entry(idx).or_default();
-            if !label.is_empty() && !text.trim().is_empty() {
-                label.push(' ');
+impl Parsed {
+    fn put(&mut self, into: Slot, text: &str) {
+        let (idx, percent_digits) = (self.idx, self.percent_digits);
+        match (into, self.series.last_mut()) {
+            (Slot::Title, _) => self.title.push_str(text),
+            (Slot::AxisTitle, _) if self.axis.is_empty() => self.axis.push_str(text),
+            (Slot::Name, Some(s)) => s.name.push_str(text),
+            (Slot::Category, Some(s)) => {
+                // A multi-level category's levels share its index.
+                let label = s.categories.entry(idx).or_default();
+                if !label.is_empty() && !text.trim().is_empty() {
+                    label.push(' ');
+                }
+                label.push_str(text);
             }
-            label.push_str(text);
+            (Slot::Value, Some(s)) => {
+                let shown = percent_digits.and_then(|d| as_percent(text, d)).unwrap_or_else(|| text.trim().to_string());
+                s.values.insert(idx, shown);
+            }
+            _ => {}
         }
-        (Into::Value, Some(s)) => {
-            let shown = percent_digits.and_then(|d| as_percent(text, d)).unwrap_or_else(|| text.trim().to_string());
-            s.values.insert(idx, shown);
-        }
-        _ => {}
     }
 }
 
