@@ -22,16 +22,6 @@ fn open(name: &str) -> Document {
     open_with(name, &fixture(name), &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// Every block as `(kind, text)`, the way a chunker sees the document.
-fn blocks(doc: &Document) -> Vec<(String, String)> {
-    doc.blocks.iter().map(|b| (common::short_kind(&b.kind), doc.slice(b).to_string())).collect()
-}
-
-/// Expected blocks as [`blocks`] gives them.
-fn owned(expected: &[(&str, &str)]) -> Vec<(String, String)> {
-    expected.iter().map(|(k, t)| (k.to_string(), t.to_string())).collect()
-}
-
 #[test]
 fn docx_odt_and_rtf_read_as_the_same_document() {
     let expected = [
@@ -55,8 +45,8 @@ fn docx_odt_and_rtf_read_as_the_same_document() {
         let doc = open(name);
         assert_eq!(doc.kind, Kind::Word, "{name}");
         assert_eq!(doc.title, "Remote Work Policy", "{name}: the title in the file's properties");
-        let got = blocks(&doc);
-        assert_eq!(got, owned(&expected), "{name}");
+        let got = common::blocks(&doc);
+        assert_eq!(got, common::owned(&expected), "{name}");
         assert!(!doc.text.contains("never work remotely"), "{name}: deleted text of a tracked change");
         assert!(!doc.text.contains("security handbook"), "{name}: a footnote is not in the flow");
     }
@@ -90,14 +80,14 @@ fn broken_and_oversized_files_fail_with_their_reason() {
 fn a_legacy_word_97_file_is_read_with_its_headings_and_table() {
     let doc = open("policy.doc");
     assert_eq!((doc.kind, doc.title.as_str()), (Kind::Word, "Remote Work Policy"), "the Title paragraph");
-    let got = blocks(&doc);
+    let got = common::blocks(&doc);
     // What rwml 0.1.5 reads of LibreOffice's .doc: the same headings, text
     // and table as the docx, but it does not model a .doc's tracked changes
     // (the deleted sentence is read) nor, here, its bullet list (read as
     // paragraphs), and the text box comes after its paragraph.
     assert_eq!(
         got,
-        owned(&[
+        common::owned(&[
             ("h1", "Remote Work Policy"),
             ("h1", "Eligibility"),
             (
@@ -141,10 +131,10 @@ fn detected_by_content_without_an_extension() {
 fn rtf_in_spanish_keeps_its_accents_headings_and_table() {
     let doc = open("horario.rtf");
     assert_eq!(doc.title, "Horario de atención");
-    let got = blocks(&doc);
+    let got = common::blocks(&doc);
     assert_eq!(
         got,
-        owned(&[
+        common::owned(&[
             ("h1", "Horario de atención"),
             ("p", "La oficina de atención al cliente abre de lunes a viernes; los días festivos permanece cerrada."),
             ("h2", "Teléfonos"),
