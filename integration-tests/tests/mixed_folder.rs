@@ -98,7 +98,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let run = Run::new(
         "[limits]\nextract_memory_mib = 512\nmax_decompressed_bytes = 16777216\n[asr]\nmodel = \"off\"\n[ocr]\nengine = \"off\"\n",
     );
-    for kind in ["pdf", "audio", "sheets", "code", "word", "slides", "email", "ebook"] {
+    for kind in ["pdf", "audio", "sheets", "code", "word", "slides", "email", "ebook", "archive"] {
         copy_fixtures(kind, run.folder.path());
     }
     // A form XObject that draws itself: pdf-extract recurses until the
@@ -134,6 +134,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "intro-ogg.ogg",
         "intro-mp3.mp3",
         "intro-m4a.m4a",
+        "intro-opus.opus",
     ];
     let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
@@ -149,6 +150,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "release-notes.msg",
     ];
     let books = ["field-guide.epub", "policy.epub"];
+    let archives = ["handbook.zip", "handbook.tar.gz", "notes.txt.gz", "truncated.tar.gz"];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -163,7 +165,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         + 4 // horario.rtf (in Spanish) and the chart decks (charts.pptx, .odp, -lo.pptx)
         + decks.len()
         + mail.len()
-        + books.len();
+        + books.len()
+        + archives.len();
     assert_eq!(summary["indexed"], indexed, "{summary}");
     let expected: Vec<(&str, &str)> = vec![
         (
@@ -182,11 +185,13 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("book.fods", "unsupported type: text/xml"),
         ("briefing.mkv", "speech recognition disabled ([asr] model = \"off\")"),
         ("briefing.mp4", "speech recognition disabled ([asr] model = \"off\")"),
+        ("briefing.webm", "speech recognition disabled ([asr] model = \"off\")"),
         ("corrupt-header.wav", "corrupt audio: malformed stream: wav: malformed fmt chunk"),
         ("empty.pdf", "empty file"),
         ("empty.xlsx", "empty file"),
         ("encrypted.pdf", "encrypted PDF"),
         ("encrypted.xlsx", "encrypted spreadsheet"),
+        ("encrypted.zip", "malformed archive: file minutes.txt not read: encrypted"),
         ("html.pdf", "content does not match extension: .pdf file holds text/html, not pdf"),
         ("junk.docx", "malformed document: zip archive holds no word/document.xml or content.xml"),
         ("junk.xlsx", "malformed spreadsheet: zip archive holds no workbook"),
@@ -196,6 +201,10 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         (
             "panic.pdf",
             "corrupt pdf: the pdf parser stopped on it: unexpected Tj operand Operation { operator: \"Tj\", operands: [5] }",
+        ),
+        (
+            "pictures.zip",
+            "unsupported type: no document in the archive (1 file: pictures, recordings and other types are named, not read, inside one)",
         ),
         ("rate0.wav", "corrupt audio: sample rate 0"),
         ("recursive.pdf", "extraction crashed: signal 6 (stack overflow)"),
@@ -214,10 +223,14 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     // What was left out of a message is its warning.
     let (_, page) = run.run(&["documents", "--warned", "--json"]);
     let warned = common::warnings(&page);
-    assert_eq!(warned.len(), 2, "{warned:?}");
-    assert_eq!(warned[0].0, "crash-attachment.eml");
+    let names: Vec<&str> = warned.iter().map(|(d, _)| d.as_str()).collect();
+    let with_warnings = ["crash-attachment.eml", "handbook.tar.gz", "handbook.zip", "handover.eml", "truncated.tar.gz"];
+    assert_eq!(names, with_warnings, "{warned:?}");
     assert!(warned[0].1.contains("attachments not read: reading them failed (extraction crashed"), "{warned:?}");
-    assert_eq!(warned[1], ("handover.eml".into(), "\"attachment rota.pdf not read: encrypted PDF\"".into()));
+    let secret = "\"file handbook/policies/secret.pdf not read: encrypted PDF\"";
+    assert_eq!((warned[1].1.as_str(), warned[2].1.as_str()), (secret, secret));
+    assert_eq!(warned[3], ("handover.eml".into(), "\"attachment rota.pdf not read: encrypted PDF\"".into()));
+    assert!(warned[4].1.contains("the gzip stream breaks off"), "{warned:?}");
     check_pdf_chunks(&run, "handbook.pdf");
     for audio in &good[2..] {
         check_audio_chunks(&run, audio);
@@ -263,6 +276,12 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert!(field(&hit, "document").contains("/charts"), "{found}");
     assert!(field(&hit, "content").contains("Q3 2026 | 980 | 1010"), "{found}");
     assert!(field(&hit, "locator").starts_with("#page=1&char="), "{found}");
+    // A file inside an archive answers under its path there.
+    let (hit, found) = run.first_hit("how long until the service desk hands out a laptop to remote staff?");
+    assert!(field(&hit, "document").contains("handbook."), "{found}");
+    assert_eq!(hit["kind"], "archive", "{found}");
+    assert!(field(&hit, "section").contains("handbook/policies/remote-work.md"), "{found}");
+    assert!(field(&hit, "content").contains("within five working days"), "{found}");
     // A Spanish RTF's table row answers by the names in its cells.
     let (hit, found) = run.first_hit("¿Qué teléfono tiene la sede de Córdoba?");
     assert!(field(&hit, "document").ends_with("horario.rtf"), "{found}");
@@ -274,7 +293,9 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     // (docs/BENCHMARKS.md, "int8 on a CPU without VNNI").
     let (hit, found) = run.first_hit("what does remote work require");
     let first = field(&hit, "document");
-    let policy = ["policy.docx", "policy.odt", "policy.rtf", "policy.doc", "policy.epub"];
+    // The archives hold the policy's .docx too, and a note on remote work.
+    let policy =
+        ["policy.docx", "policy.odt", "policy.rtf", "policy.doc", "policy.epub", "handbook.zip", "handbook.tar.gz"];
     assert!(policy.iter().any(|p| first.ends_with(p)), "{found}");
 }
 

@@ -171,15 +171,17 @@ async fn in_child(
         header.ocr = Some(ocr);
     }
     let mut answer = run_child(program, args, &limits, threads, &header, &req.bytes, side).await;
-    // A message's attachments are read in the same child: when one of them
-    // takes it down (a parser crash, the memory or time limit), the message
-    // is read again without them rather than lost with them.
+    // A message's attachments (an archive's files) are read in the same
+    // child: when one of them takes it down (a parser crash, the memory or
+    // time limit), the message is read again without them rather than lost
+    // with them.
     if let Err(IsolateError::Failed(reason)) = &answer
-        && req.kind == Kind::Email
+        && matches!(req.kind, Kind::Email | Kind::Archive)
         && header.limits.read_attachments
     {
-        tracing::warn!(name = req.name, reason = %reason, "an attachment took the extraction child down; reading the message without attachments");
-        let note = format!("attachments not read: reading them failed ({reason})");
+        tracing::warn!(name = req.name, reason = %reason, "an attachment took the extraction child down; reading the file without attachments");
+        let what = if req.kind == Kind::Archive { "files" } else { "attachments" };
+        let note = format!("{what} not read: reading them failed ({reason})");
         header.limits.read_attachments = false;
         answer = run_child(program, args, &limits, threads, &header, &req.bytes, side).await.map(|r| match r {
             Response::Ok(mut doc) => {

@@ -37,7 +37,8 @@ pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkCon
         | Kind::Word
         | Kind::Presentation
         | Kind::Email
-        | Kind::Ebook => prose::chunk(doc, counter, cfg),
+        | Kind::Ebook
+        | Kind::Archive => prose::chunk(doc, counter, cfg),
     };
     set_char_ranges(&doc.text, &mut chunks);
     set_regions(doc, &mut chunks);

@@ -28,11 +28,14 @@ pub enum Kind {
     Email,
     /// An e-book (`.epub`): its chapters' XHTML in reading order.
     Ebook,
+    /// An archive (`.zip`, `.tar`, `.tar.gz`, `.tgz`, `.gz`): the documents
+    /// it holds, each under a heading of its path.
+    Archive,
 }
 
 impl Kind {
     /// Every kind, in the order people read them in lists.
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Html,
         Kind::Markdown,
         Kind::Text,
@@ -41,6 +44,7 @@ impl Kind {
         Kind::Presentation,
         Kind::Email,
         Kind::Ebook,
+        Kind::Archive,
         Kind::Spreadsheet,
         Kind::Csv,
         Kind::Code,
@@ -63,6 +67,7 @@ impl Kind {
             Kind::Presentation => "presentation",
             Kind::Email => "email",
             Kind::Ebook => "ebook",
+            Kind::Archive => "archive",
         }
     }
 
@@ -81,6 +86,7 @@ impl Kind {
             "presentation" => Kind::Presentation,
             "email" => Kind::Email,
             "ebook" => Kind::Ebook,
+            "archive" => Kind::Archive,
             _ => return None,
         })
     }

@@ -1,5 +1,5 @@
 //! Audio and the sound of video (symphonia: wav, mp3, flac, ogg/vorbis,
-//! m4a/aac, mp4, mkv/webm), with a WebVTT or SubRip sidecar transcript or,
+//! m4a/aac, mp4, mkv/webm; Opus by `opus-decoder`), with a WebVTT or SubRip sidecar transcript or,
 //! without one, a transcript made by speech recognition.
 //!
 //! The whole stream is decoded, not just probed: that is the only way to
@@ -14,13 +14,14 @@
 //! order; each line is a [`BlockKind::Cue`] block with the cue's start and
 //! end in seconds. A sidecar, when present, wins over recognition.
 
+mod opus;
 mod resample;
 mod subtitles;
 
 use crate::{ExtractError, Limits, Sidecar, fallback_title};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
 use symphonia::core::audio::SampleBuffer;
-use symphonia::core::codecs::{CODEC_TYPE_NULL, DecoderOptions};
+use symphonia::core::codecs::{CODEC_TYPE_NULL, CodecRegistry, DecoderOptions};
 use symphonia::core::errors::Error as AudioError;
 use symphonia::core::formats::FormatOptions;
 use symphonia::core::io::MediaSourceStream;
@@ -126,7 +127,13 @@ fn decode(name: &str, bytes: &[u8], limits: &Limits, keep: bool) -> Result<(f64,
     if let Some(d) = declared.filter(|&d| d > limits.max_duration_secs) {
         return Err(too_long(d, limits));
     }
-    let mut decoder = symphonia::default::get_codecs().make(&params, &DecoderOptions::default()).map_err(corrupt)?;
+    let mut decoder = codecs().make(&params, &DecoderOptions::default()).map_err(|e| match e {
+        AudioError::Unsupported(_) => ExtractError::Unsupported(format!(
+            "audio codec {} (ragpipe decodes PCM, ADPCM, MP3, FLAC, Vorbis, AAC and Opus)",
+            params.codec
+        )),
+        e => corrupt(e),
+    })?;
     let mut pcm: Option<resample::ToMono16k> = None;
     let mut scratch: Option<SampleBuffer<f32>> = None;
     let (mut frames, mut packets, mut failed) = (0u64, 0u64, 0u64);
@@ -181,6 +188,17 @@ fn decode(name: &str, bytes: &[u8], limits: &Limits, keep: bool) -> Result<(f64,
         return Err(corrupt(format!("truncated: {seconds:.1}s of {d:.1}s decodable")));
     }
     Ok((seconds, keep.then(|| pcm.map(resample::ToMono16k::finish).unwrap_or_default())))
+}
+
+/// symphonia's decoders and ours (Opus).
+fn codecs() -> &'static CodecRegistry {
+    static CODECS: std::sync::OnceLock<CodecRegistry> = std::sync::OnceLock::new();
+    CODECS.get_or_init(|| {
+        let mut codecs = CodecRegistry::new();
+        symphonia::default::register_enabled_codecs(&mut codecs);
+        codecs.register_all::<opus::OpusCodec>();
+        codecs
+    })
 }
 
 /// Refuses a WAV whose `fmt ` chunk declares no samples: symphonia panics

@@ -77,6 +77,7 @@ fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
         Kind::Spreadsheet | Kind::Word => matches!(mime, "application/zip" | "application/x-ole-storage"),
         Kind::Presentation | Kind::Ebook => mime == "application/zip",
+        Kind::Archive => matches!(mime, "application/zip" | "application/gzip" | "application/x-tar"),
         // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
         Kind::Email => mime == "application/x-ole-storage",
         _ => false,
@@ -147,7 +148,11 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Ebook, &["epub"]),
-    (Kind::Audio, &["wav", "mp3", "flac", "ogg", "oga", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"]),
+    (Kind::Archive, &["zip", "tar", "tgz", "gz"]),
+    (
+        Kind::Audio,
+        &["wav", "mp3", "flac", "ogg", "oga", "opus", "m4a", "aac", "mp4", "m4v", "mov", "mkv", "mka", "webm"],
+    ),
 ];
 
 fn kind_for_extension(ext: &str) -> Option<Kind> {
@@ -174,10 +179,9 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         | "application/vnd.ms-excel"
         | "application/vnd.oasis.opendocument.spreadsheet" => Kind::Spreadsheet,
-        "audio/x-wav" | "audio/wav" | "audio/mpeg" | "audio/x-flac" | "audio/ogg" | "audio/m4a" | "audio/x-m4a"
-        | "audio/aac" | "video/mp4" | "video/quicktime" | "video/x-m4v" | "video/x-matroska" | "video/webm" => {
-            Kind::Audio
-        }
+        "audio/x-wav" | "audio/wav" | "audio/mpeg" | "audio/x-flac" | "audio/ogg" | "audio/opus" | "audio/m4a"
+        | "audio/x-m4a" | "audio/aac" | "video/mp4" | "video/quicktime" | "video/x-m4v" | "video/x-matroska"
+        | "video/webm" => Kind::Audio,
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
         | "application/vnd.oasis.opendocument.text"
         | "application/rtf"
@@ -185,6 +189,7 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         "application/vnd.openxmlformats-officedocument.presentationml.presentation"
         | "application/vnd.oasis.opendocument.presentation" => Kind::Presentation,
         "application/epub+zip" => Kind::Ebook,
+        "application/gzip" | "application/x-tar" => Kind::Archive,
         "text/html" => Kind::Html,
         _ => return None,
     })

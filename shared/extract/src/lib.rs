@@ -6,9 +6,11 @@
 mod archive;
 mod audio;
 mod builder;
+mod bundle;
 mod code;
 mod detect;
 mod email;
+mod embedded;
 mod epub;
 mod html;
 mod markdown;
@@ -29,8 +31,8 @@ pub use pdf::NO_TEXT_LAYER;
 
 /// Bumped whenever any extractor's output for the same bytes can change (3:
 /// e-mail HTML bodies keep their blocks apart and attachments are read; 4:
-/// charts in decks are read as tables).
-pub const EXTRACTOR_VERSION: &str = "4";
+/// charts in decks are read as tables; 5: Opus sound and archives are read).
+pub const EXTRACTOR_VERSION: &str = "5";
 
 /// Why a document could not be extracted. The messages are shown to admins
 /// as the failure reason, so they say exactly what is wrong with the file.
@@ -62,7 +64,7 @@ pub struct Limits {
     pub max_pages: u32,
     pub max_rows: u64,
     pub max_cells: u64,
-    /// Bytes a compressed container (xlsx, ods, docx, odt, pptx, odp) may inflate to.
+    /// Bytes a compressed container (xlsx, ods, docx, odt, pptx, odp, an archive) may inflate to.
     pub max_decompressed_bytes: u64,
     pub max_duration_secs: f64,
     /// Bytes of canonical text one document may have.
@@ -72,8 +74,9 @@ pub struct Limits {
     /// Pixels of one page image read by OCR (width × height).
     #[serde(default = "default_image_pixels")]
     pub max_image_pixels: u64,
-    /// Whether an e-mail's attachments are read into it. Off only for a
-    /// second try of a message whose attachment took the first one down.
+    /// Whether an e-mail's attachments (an archive's files) are read into
+    /// it. Off only for a second try of a message whose attachment took
+    /// the first one down, and inside an attachment.
     #[serde(default = "yes")]
     pub read_attachments: bool,
 }
@@ -171,6 +174,7 @@ pub fn extract_scanned(
         Kind::Presentation => slides::extract(name, bytes, limits)?,
         Kind::Email => email::extract(name, bytes, limits)?,
         Kind::Ebook => epub::extract(name, bytes, limits)?,
+        Kind::Archive => bundle::extract(name, bytes, limits)?,
     };
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);

@@ -36,6 +36,7 @@ fn every_format_decodes_and_takes_its_cues_from_the_sidecar() {
         ("intro-ogg.ogg", "intro-ogg.vtt"),
         ("intro-mp3.mp3", "intro-mp3.srt"),
         ("intro-m4a.m4a", "intro-m4a.vtt"),
+        ("intro-opus.opus", "intro-opus.vtt"),
     ];
     for (audio, sidecar) in pairs {
         let doc = extract_audio(audio, Some(sidecar), &Limits::default()).unwrap_or_else(|e| panic!("{audio}: {e}"));

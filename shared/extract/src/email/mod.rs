@@ -22,6 +22,7 @@
 mod mime;
 mod outlook;
 
+use crate::embedded::Carried;
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
 
@@ -54,9 +55,6 @@ struct Attached {
     bytes: Vec<u8>,
     message: bool,
 }
-
-/// Warnings listed one by one before the rest are counted.
-const WARNINGS_LISTED: usize = 10;
 
 impl Mail {
     /// Adds an envelope line, unless its value is blank.
@@ -103,43 +101,21 @@ impl Mail {
         if !limits.read_attachments {
             return Vec::new();
         }
-        let mut warnings: Vec<String> =
-            self.attachments.iter().filter_map(|file| read_attachment(b, file, limits, depth)).collect();
-        if warnings.len() > WARNINGS_LISTED {
-            let more = warnings.len() - WARNINGS_LISTED;
-            warnings.truncate(WARNINGS_LISTED);
-            warnings.push(format!("{more} more attachments not read"));
-        }
-        warnings
+        let warnings = self.attachments.iter().filter_map(|file| read_attachment(b, file, limits, depth)).collect();
+        crate::embedded::capped(warnings, "attachments")
     }
 }
 
 /// Reads an attachment that is a document (text, a PDF with a text layer,
-/// an office file, a sheet, code, a forwarded message) into the message;
-/// what a forwarded message carries is named, not read (one level only).
-/// Pictures and recordings stay named only; a document that fails to read,
-/// or would take the message's text past `max_text_bytes`, gives the
-/// reason, and costs neither the message nor the other attachments.
+/// an office file, a sheet, code, a forwarded message) into the message
+/// ([`crate::embedded::read`]); returns why it could not be.
 fn read_attachment(b: &mut TextBuilder, file: &Attached, limits: &Limits, depth: u8) -> Option<String> {
-    let kind = if file.message { Kind::Email } else { crate::detect(&file.name, &file.bytes).ok()? };
-    if matches!(kind, Kind::Audio | Kind::Image) {
-        return None;
+    let heading = format!("Attachment: {}", file.name);
+    let kind = file.message.then_some(Kind::Email);
+    match crate::embedded::read(b, &heading, &file.name, &file.bytes, kind, limits, depth) {
+        Carried::Read | Carried::Named => None,
+        Carried::Failed(why) => Some(format!("attachment {} not read: {why}", file.name)),
     }
-    let inner = Limits { read_attachments: false, ..*limits };
-    let not_read = |why: String| Some(format!("attachment {} not read: {why}", file.name));
-    let doc = match crate::unpanicked(|| crate::extract_with(kind, &file.name, &file.bytes, None, &inner)) {
-        Ok(Ok(doc)) => doc,
-        Ok(Err(e)) => return not_read(e.to_string()),
-        Err(why) => return not_read(format!("its parser stopped on it: {why}")),
-    };
-    if (b.text_len() + doc.text.len()) as u64 > limits.max_text_bytes {
-        return not_read("the message's text would exceed max_text_mib".into());
-    }
-    b.start(BlockKind::Heading { level: depth + 1 });
-    b.inline(&format!("Attachment: {}", file.name));
-    b.finish();
-    b.append(&doc, depth + 1);
-    None
 }
 
 /// A subject as a title: whitespace collapsed; `None` when blank.

@@ -1,0 +1,209 @@
+//! Archives: zip, tar (plain or gzip-compressed: `.tar.gz`, `.tgz`) and a
+//! single gzip-compressed file, read as one document the way an e-mail
+//! carries its attachments. Each file in it that is a document is read by
+//! its own extractor under a heading of its path in the archive
+//! (`policies/remote-work.pdf`), so a chunk's header says which file it
+//! came from and `#char` cites it in the archive's text; a closing line
+//! names every file, so an archive is found by what it holds.
+//!
+//! Pictures and recordings are named only (no OCR or speech recognition
+//! runs inside an archive), as are types ragpipe does not read; an archive
+//! inside the archive reads as the names of its files (one level). A file
+//! that cannot be read is named in the document's warning; an archive in
+//! which no file could be read fails with the first reason (or as holding
+//! no type read inside an archive), rather than be indexed by its names
+//! alone. Nothing is
+//! written to disk, so member paths (`../x`, `/etc/x`) are only names.
+//!
+//! What an archive may inflate to is bounded by `max_decompressed_bytes`:
+//! a zip's declared sizes are summed before anything is inflated (the
+//! reader refuses an entry past its declared size); a gzip stream is
+//! counted as it inflates. A tar whose tail is damaged keeps the files
+//! before it, with a warning.
+
+use crate::embedded::{self, Carried};
+use crate::{ExtractError, Limits, TextBuilder, fallback_title};
+use ragpipe_core::{BlockKind, Document, Kind};
+use std::io::Read;
+
+/// File names listed in the closing line before the rest are counted.
+const NAMES_LISTED: usize = 200;
+
+pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    let mut reader = Reader { b: TextBuilder::new(), names: Vec::new(), read: 0, warnings: Vec::new(), limits };
+    if bytes.starts_with(b"PK") {
+        reader.zip(bytes)?;
+    } else if bytes.starts_with(&[0x1F, 0x8B]) {
+        let (inflated, damage) = gunzip(bytes, limits.max_decompressed_bytes)?;
+        reader.warnings.extend(damage);
+        if is_tar(&inflated) {
+            reader.tar(&inflated)?;
+        } else {
+            let inner = name.rsplit('/').next().unwrap_or(name);
+            let inner = inner.strip_suffix(".gz").or_else(|| inner.strip_suffix(".GZ")).unwrap_or(inner);
+            reader.file(inner, &inflated);
+        }
+    } else if is_tar(bytes) {
+        reader.tar(bytes)?;
+    } else {
+        return Err(malformed("not a zip, tar or gzip file"));
+    }
+    if reader.read == 0 && limits.read_attachments {
+        return Err(match reader.warnings.first() {
+            Some(why) => malformed(why),
+            None => ExtractError::Unsupported(format!(
+                "no document in the archive ({}: pictures, recordings and other types are named, not read, inside one)",
+                files(reader.names.len())
+            )),
+        });
+    }
+    Ok(reader.into_document(name))
+}
+
+/// `1 file`, `3 files`.
+fn files(n: usize) -> String {
+    if n == 1 { "1 file".into() } else { format!("{n} files") }
+}
+
+fn malformed(why: &str) -> ExtractError {
+    ExtractError::Malformed(format!("malformed archive: {why}"))
+}
+
+/// A POSIX (`ustar`) or GNU tar header's magic at byte 257.
+fn is_tar(bytes: &[u8]) -> bool {
+    bytes.get(257..262) == Some(b"ustar")
+}
+
+/// The whole gzip stream (every member, as `gzip -d` reads them), failing
+/// once it inflates past `max` bytes. A stream that breaks off keeps what
+/// inflated before the break, with the reason as a warning.
+fn gunzip(bytes: &[u8], max: u64) -> Result<(Vec<u8>, Option<String>), ExtractError> {
+    let mut out = Vec::new();
+    let mut inflate = flate2::read::MultiGzDecoder::new(bytes).take(max.saturating_add(1));
+    let damage = match inflate.read_to_end(&mut out) {
+        Ok(_) => None,
+        Err(e) if out.is_empty() => return Err(malformed(&format!("gzip stream: {e}"))),
+        Err(e) => Some(format!("the gzip stream breaks off after {} bytes: {e}", out.len())),
+    };
+    if out.len() as u64 > max {
+        return Err(ExtractError::Limit(format!("archive inflates to more than {max} bytes (max_decompressed_bytes)")));
+    }
+    Ok((out, damage))
+}
+
+struct Reader<'l> {
+    b: TextBuilder,
+    names: Vec<String>,
+    /// Files read into the text.
+    read: usize,
+    warnings: Vec<String>,
+    limits: &'l Limits,
+}
+
+impl Reader<'_> {
+    /// One file of the archive: named, and read when the archive's files
+    /// are read (not inside another archive, nor on a second try after a
+    /// file took the extraction down).
+    fn file(&mut self, path: &str, bytes: &[u8]) {
+        self.names.push(path.to_string());
+        if !self.limits.read_attachments {
+            return;
+        }
+        match embedded::read(&mut self.b, path, path, bytes, None, self.limits, 0) {
+            Carried::Read => self.read += 1,
+            Carried::Named => {}
+            Carried::Failed(why) => self.warnings.push(format!("file {path} not read: {why}")),
+        }
+    }
+
+    /// A file named but not read, and why.
+    fn unread(&mut self, path: String, why: String) {
+        self.warnings.push(format!("file {path} not read: {why}"));
+        self.names.push(path);
+    }
+
+    /// The reason a tar stops early, after the files read before it.
+    fn damaged(&mut self, why: impl std::fmt::Display) {
+        self.warnings.push(format!("the archive is damaged after {} files: {why}", self.names.len()));
+    }
+
+    fn zip(&mut self, bytes: &[u8]) -> Result<(), ExtractError> {
+        let mut zip = crate::archive::open(bytes, self.limits.max_decompressed_bytes, "archive", malformed)?;
+        for i in 0..zip.len() {
+            let entry = zip.by_index_raw(i).map_err(|e| malformed(&format!("zip entry {i}: {e}")))?;
+            let path = entry
+                .name()
+                .map_or_else(|_| String::from_utf8_lossy(entry.name_raw()).into_owned(), |n| n.into_owned());
+            let (size, encrypted) = (entry.size(), entry.encrypted());
+            if entry.is_dir() {
+                continue;
+            }
+            drop(entry);
+            if encrypted {
+                self.unread(path, "encrypted".into());
+                continue;
+            }
+            let mut data = Vec::with_capacity(size.min(1 << 24) as usize);
+            match zip.by_index(i).map(|mut entry| entry.read_to_end(&mut data)) {
+                Ok(Ok(_)) => self.file(&path, &data),
+                Ok(Err(e)) => self.unread(path, e.to_string()),
+                Err(e) => self.unread(path, e.to_string()),
+            }
+        }
+        Ok(())
+    }
+
+    fn tar(&mut self, bytes: &[u8]) -> Result<(), ExtractError> {
+        let mut tar = tar::Archive::new(bytes);
+        let entries = tar.entries().map_err(|e| malformed(&format!("tar: {e}")))?;
+        for entry in entries {
+            // A damaged tail costs only what follows it.
+            let mut entry = match entry {
+                Ok(entry) => entry,
+                Err(e) if self.names.is_empty() => return Err(malformed(&format!("tar: {e}"))),
+                Err(e) => {
+                    self.damaged(e);
+                    break;
+                }
+            };
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let path = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+            // The tar's bytes are all in memory already (a gzip stream was
+            // bounded as it inflated), so a member can be no larger.
+            let mut data = Vec::with_capacity(entry.size().min(bytes.len() as u64) as usize);
+            let size = entry.size();
+            match entry.read_to_end(&mut data) {
+                Ok(_) if data.len() as u64 == size => self.file(&path, &data),
+                Ok(_) => {
+                    self.damaged(format!("{path} ends after {} of {size} bytes", data.len()));
+                    break;
+                }
+                Err(e) => {
+                    self.damaged(e);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The files read, then the closing line naming them all (the first
+    /// [`NAMES_LISTED`], then how many more).
+    fn into_document(mut self, name: &str) -> Document {
+        if !self.names.is_empty() {
+            let listed = self.names.len().min(NAMES_LISTED);
+            let mut line = format!("Files: {}", self.names[..listed].join(", "));
+            if self.names.len() > listed {
+                line.push_str(&format!(" and {} more", self.names.len() - listed));
+            }
+            self.b.start(BlockKind::Paragraph);
+            self.b.inline(&line);
+            self.b.finish();
+        }
+        let warnings = embedded::capped(self.warnings, "files");
+        let title = fallback_title(name.strip_suffix(".gz").unwrap_or(name));
+        Document { warnings, ..self.b.build(title, Kind::Archive) }
+    }
+}
