@@ -183,13 +183,17 @@ async fn in_child(
         let what = if req.kind == Kind::Archive { "files" } else { "attachments" };
         let note = format!("{what} not read: reading them failed ({reason})");
         header.limits.read_attachments = false;
-        answer = run_child(program, args, &limits, threads, &header, &req.bytes, side).await.map(|r| match r {
-            Response::Ok(mut doc) => {
+        // When the second try fails too, the first reason is the one to
+        // give: it is what took the file down (a gzip'd file, say, which
+        // is nothing without the file inside).
+        match run_child(program, args, &limits, threads, &header, &req.bytes, side).await {
+            Ok(Response::Ok(mut doc)) => {
                 doc.warnings.push(note);
-                Response::Ok(doc)
+                answer = Ok(Response::Ok(doc));
             }
-            other => other,
-        });
+            Ok(Response::Err(why)) => tracing::warn!(name = req.name, second = %why, "the second try failed as well"),
+            second => tracing::warn!(name = req.name, second = ?second.map(|_| ()), "the second try failed as well"),
+        }
     }
     match answer? {
         Response::Ok(doc) => Ok(doc),

@@ -18,13 +18,16 @@
 //! What an archive may inflate to is bounded by `max_decompressed_bytes`:
 //! a zip's declared sizes are summed before anything is inflated (the
 //! reader refuses an entry past its declared size); a gzip stream is
-//! counted as it inflates. A tar whose tail is damaged keeps the files
+//! counted as it inflates, and a gzip'd tarball is read as it inflates,
+//! one file in memory at a time. A tar whose tail is damaged keeps the files
 //! before it, with a warning.
 
 use crate::embedded::{self, Carried};
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
+use std::cell::Cell;
 use std::io::Read;
+use std::rc::Rc;
 
 /// File names listed in the closing line before the rest are counted.
 const NAMES_LISTED: usize = 200;
@@ -34,15 +37,7 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     if bytes.starts_with(b"PK") {
         reader.zip(bytes)?;
     } else if bytes.starts_with(&[0x1F, 0x8B]) {
-        let (inflated, damage) = gunzip(bytes, limits.max_decompressed_bytes)?;
-        reader.warnings.extend(damage);
-        if is_tar(&inflated) {
-            reader.tar(&inflated)?;
-        } else {
-            let inner = name.rsplit('/').next().unwrap_or(name);
-            let inner = inner.strip_suffix(".gz").or_else(|| inner.strip_suffix(".GZ")).unwrap_or(inner);
-            reader.file(inner, &inflated);
-        }
+        reader.gzip(name, bytes)?;
     } else if is_tar(bytes) {
         reader.tar(bytes)?;
     } else {
@@ -74,21 +69,28 @@ fn is_tar(bytes: &[u8]) -> bool {
     bytes.get(257..262) == Some(b"ustar")
 }
 
-/// The whole gzip stream (every member, as `gzip -d` reads them), failing
-/// once it inflates past `max` bytes. A stream that breaks off keeps what
-/// inflated before the break, with the reason as a warning.
-fn gunzip(bytes: &[u8], max: u64) -> Result<(Vec<u8>, Option<String>), ExtractError> {
-    let mut out = Vec::new();
-    let mut inflate = flate2::read::MultiGzDecoder::new(bytes).take(max.saturating_add(1));
-    let damage = match inflate.read_to_end(&mut out) {
-        Ok(_) => None,
-        Err(e) if out.is_empty() => return Err(malformed(&format!("gzip stream: {e}"))),
-        Err(e) => Some(format!("the gzip stream breaks off after {} bytes: {e}", out.len())),
-    };
-    if out.len() as u64 > max {
-        return Err(ExtractError::Limit(format!("archive inflates to more than {max} bytes (max_decompressed_bytes)")));
+/// A reader that fails once more than `left` bytes have come through it,
+/// and says so in `over` (a tar reader may wrap the error it gets).
+struct Budget<R> {
+    inner: R,
+    left: u64,
+    over: Rc<Cell<bool>>,
+}
+
+impl<R: Read> Read for Budget<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        match self.left.checked_sub(n as u64) {
+            Some(left) => {
+                self.left = left;
+                Ok(n)
+            }
+            None => {
+                self.over.set(true);
+                Err(std::io::Error::other("max_decompressed_bytes reached"))
+            }
+        }
     }
-    Ok((out, damage))
 }
 
 struct Reader<'l> {
@@ -153,8 +155,47 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn tar(&mut self, bytes: &[u8]) -> Result<(), ExtractError> {
-        let mut tar = tar::Archive::new(bytes);
+    /// A gzip stream (every member, as `gzip -d` reads them), inflated no
+    /// further than `max_decompressed_bytes`: a tarball is read as it
+    /// inflates; one compressed file is inflated whole and read, unless it
+    /// is itself inside another file (one level is unpacked: a gzip that
+    /// holds a gzip could hold itself). A stream that breaks off keeps what
+    /// inflated before the break.
+    fn gzip(&mut self, name: &str, bytes: &[u8]) -> Result<(), ExtractError> {
+        let max = self.limits.max_decompressed_bytes;
+        let over = Rc::new(Cell::new(false));
+        let mut stream = Budget { inner: flate2::read::MultiGzDecoder::new(bytes), left: max, over: over.clone() };
+        let mut head = Vec::new();
+        if let Err(e) = (&mut stream).take(512).read_to_end(&mut head)
+            && head.is_empty()
+        {
+            return Err(malformed(&format!("gzip stream: {e}")));
+        }
+        let too_big =
+            || ExtractError::Limit(format!("archive inflates to more than {max} bytes (max_decompressed_bytes)"));
+        if is_tar(&head) {
+            self.tar(std::io::Cursor::new(head).chain(stream))?;
+            return if over.get() { Err(too_big()) } else { Ok(()) };
+        }
+        if !self.limits.read_attachments {
+            return Err(ExtractError::Unsupported(
+                "gzip-compressed file inside another file (one level is unpacked)".into(),
+            ));
+        }
+        let mut data = head;
+        if let Err(e) = stream.read_to_end(&mut data) {
+            if over.get() || e.kind() == std::io::ErrorKind::OutOfMemory {
+                return Err(too_big());
+            }
+            self.warnings.push(format!("the gzip stream breaks off after {} bytes: {e}", data.len()));
+        }
+        let inner = name.rsplit('/').next().unwrap_or(name);
+        self.file(inner.strip_suffix(".gz").or_else(|| inner.strip_suffix(".GZ")).unwrap_or(inner), &data);
+        Ok(())
+    }
+
+    fn tar(&mut self, stream: impl Read) -> Result<(), ExtractError> {
+        let mut tar = tar::Archive::new(stream);
         let entries = tar.entries().map_err(|e| malformed(&format!("tar: {e}")))?;
         for entry in entries {
             // A damaged tail costs only what follows it.
@@ -170,10 +211,9 @@ impl Reader<'_> {
                 continue;
             }
             let path = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-            // The tar's bytes are all in memory already (a gzip stream was
-            // bounded as it inflated), so a member can be no larger.
-            let mut data = Vec::with_capacity(entry.size().min(bytes.len() as u64) as usize);
+            // A header may claim any size; the bytes that come are bounded.
             let size = entry.size();
+            let mut data = Vec::with_capacity(size.min(1 << 24) as usize);
             match entry.read_to_end(&mut data) {
                 Ok(_) if data.len() as u64 == size => self.file(&path, &data),
                 Ok(_) => {
@@ -181,7 +221,7 @@ impl Reader<'_> {
                     break;
                 }
                 Err(e) => {
-                    self.damaged(e);
+                    self.damaged(format!("{path}: {e}"));
                     break;
                 }
             }
