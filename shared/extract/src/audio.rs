@@ -1,5 +1,5 @@
 //! Audio and the sound of video (symphonia: wav, mp3, flac, ogg/vorbis,
-//! m4a/aac, mp4, mkv/webm; Opus by `opus-decoder`), with a WebVTT or SubRip sidecar transcript or,
+//! m4a/aac, mp4, mkv/webm; Opus by `opus-pure`), with a WebVTT or SubRip sidecar transcript or,
 //! without one, a transcript made by speech recognition.
 //!
 //! The whole stream is decoded, not just probed: that is the only way to

@@ -1,10 +1,10 @@
 //! Opus, the codec of voice notes (`.opus`, Ogg) and of browser and
 //! meeting recordings (WebM, Matroska): symphonia demuxes it but has no
-//! decoder, so `opus-decoder` (pure Rust) decodes it behind symphonia's
-//! [`Decoder`] trait. The rest of the audio path (duration, truncation,
+//! decoder, so `opus-pure` (pure Rust, no dependencies) decodes it behind
+//! symphonia's [`Decoder`] trait. The rest of the audio path (duration, truncation,
 //! 16 kHz mono for the recogniser) is the one every other codec takes.
 
-use opus_decoder::{OpusError, OpusMultistreamDecoder};
+use opus_pure::{Error as OpusError, OpusMSDecoder};
 use symphonia::core::audio::{AsAudioBufferRef, AudioBuffer, AudioBufferRef, Channels, Signal, SignalSpec};
 use symphonia::core::codecs::{
     CODEC_TYPE_OPUS, CodecDescriptor, CodecParameters, Decoder, DecoderOptions, FinalizeResult,
@@ -22,7 +22,7 @@ const MAX_CHANNELS: usize = 8;
 
 pub(super) struct OpusCodec {
     params: CodecParameters,
-    decoder: OpusMultistreamDecoder,
+    decoder: OpusMSDecoder,
     channels: usize,
     /// Interleaved samples of the last packet.
     pcm: Vec<f32>,
@@ -34,6 +34,7 @@ pub(super) struct OpusCodec {
 /// the track's extra data.
 #[derive(Debug, PartialEq)]
 struct Layout {
+    family: u8,
     channels: usize,
     streams: usize,
     coupled: usize,
@@ -59,21 +60,17 @@ impl Layout {
         match head[18] {
             0 if channels <= 2 => Some(Layout::family0(channels)),
             0 => None,
-            _ => {
+            family => {
                 let table = head.get(19..21 + channels)?;
                 let (streams, coupled) = (usize::from(table[0]), usize::from(table[1]));
-                (streams > 0 && coupled <= streams).then(|| Layout {
-                    channels,
-                    streams,
-                    coupled,
-                    mapping: table[2..].to_vec(),
-                })
+                let mapping = table[2..].to_vec();
+                (streams > 0 && coupled <= streams).then_some(Layout { family, channels, streams, coupled, mapping })
             }
         }
     }
 
     fn family0(channels: usize) -> Layout {
-        Layout { channels, streams: 1, coupled: channels - 1, mapping: (0..channels as u8).collect() }
+        Layout { family: 0, channels, streams: 1, coupled: channels - 1, mapping: (0..channels as u8).collect() }
     }
 }
 
@@ -82,12 +79,23 @@ fn positions(n: usize) -> Channels {
     Channels::from_bits_truncate((1u32 << n) - 1)
 }
 
-fn reason(e: OpusError) -> &'static str {
+fn reason(e: &OpusError) -> &'static str {
     match e {
-        OpusError::InvalidPacket => "invalid Opus packet",
-        OpusError::BufferTooSmall => "Opus packet longer than 120 ms",
-        OpusError::InternalError | OpusError::InvalidArgument(_) => "Opus decoder error",
+        OpusError::InvalidPacket(_) => "invalid Opus packet",
+        OpusError::BufferTooSmall { .. } => "Opus packet longer than 120 ms",
+        _ => "Opus decoder error",
     }
+}
+
+/// The decoder for `layout`: the standard layout of its mapping family
+/// (mono or stereo; the Vorbis surround orders), which must be the one the
+/// header declares (family 255, a layout of the encoder's own, is refused).
+fn decoder_for(layout: &Layout) -> Option<OpusMSDecoder> {
+    let decoder = OpusMSDecoder::new(RATE as i32, layout.channels, layout.family).ok()?;
+    let standard = decoder.layout();
+    let same = (standard.nb_streams, standard.nb_coupled_streams, standard.mapping.as_slice())
+        == (layout.streams, layout.coupled, layout.mapping.as_slice());
+    same.then_some(decoder)
 }
 
 impl Decoder for OpusCodec {
@@ -96,9 +104,9 @@ impl Decoder for OpusCodec {
         let Some(layout) = Layout::read(params.extra_data.as_deref(), channels) else {
             return unsupported_error("opus: channel layout");
         };
-        let decoder =
-            OpusMultistreamDecoder::new(RATE, layout.channels, layout.streams, layout.coupled, &layout.mapping)
-                .or_else(|_| unsupported_error("opus: channel layout"))?;
+        let Some(decoder) = decoder_for(&layout) else {
+            return unsupported_error("opus: channel layout");
+        };
         let spec = SignalSpec::new(RATE, positions(layout.channels));
         let mut params = params.clone();
         params.with_sample_rate(RATE);
@@ -116,7 +124,8 @@ impl Decoder for OpusCodec {
     }
 
     fn reset(&mut self) {
-        self.decoder.reset();
+        // Resetting fresh decoders' state cannot fail.
+        let _ = self.decoder.reset_state();
     }
 
     fn codec_params(&self) -> &CodecParameters {
@@ -129,9 +138,13 @@ impl Decoder for OpusCodec {
         if packet.data.is_empty() {
             return decode_error("empty Opus packet");
         }
-        let frames = match self.decoder.decode_float(&packet.data, &mut self.pcm, false) {
-            Ok(frames) => frames.min(MAX_FRAMES),
-            Err(e) => return decode_error(reason(e)),
+        // A damaged packet that makes the decoder panic counts as one that
+        // did not decode (the stream's damage is judged by how many).
+        let decoded = crate::unpanicked(|| self.decoder.decode(&packet.data, MAX_FRAMES, &mut self.pcm));
+        let frames = match decoded {
+            Ok(Ok(frames)) => frames.min(MAX_FRAMES),
+            Ok(Err(e)) => return decode_error(reason(&e)),
+            Err(_) => return decode_error("the Opus decoder stopped on a packet"),
         };
         self.buf.render_reserved(Some(frames));
         for c in 0..self.channels {
@@ -169,6 +182,10 @@ mod tests {
         assert_eq!(Layout::read(Some(&head(2, 0, &[])), None).map(|l| l.coupled), Some(1));
         let surround = Layout::read(Some(&head(6, 1, &[4, 2, 0, 4, 1, 2, 3, 5])), None).unwrap();
         assert_eq!((surround.streams, surround.coupled, surround.mapping.len()), (4, 2, 6));
+        assert!(decoder_for(&surround).is_some(), "5.1 in the Vorbis order is the standard layout");
+        let odd = Layout::read(Some(&head(6, 1, &[4, 2, 5, 4, 1, 2, 3, 0])), None).unwrap();
+        assert!(decoder_for(&odd).is_none(), "a layout of the encoder's own is refused");
+        assert!(decoder_for(&Layout::family0(2)).is_some());
         // Family 0 holds at most two channels; a table must be whole.
         assert_eq!(Layout::read(Some(&head(3, 0, &[])), None), None);
         assert_eq!(Layout::read(Some(&head(6, 1, &[4, 2, 0])), None), None);
