@@ -150,7 +150,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "release-notes.msg",
     ];
     let books = ["field-guide.epub", "policy.epub"];
-    let archives = ["handbook.zip", "handbook.tar.gz", "notes.txt.gz", "truncated.tar.gz"];
+    let archives = ["handbook.zip", "handbook.tar.gz", "notes.txt.gz", "truncated.tar.gz", "truncated.zip"];
     let code: Vec<String> = std::fs::read_dir(fixtures("code"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -224,13 +224,21 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let (_, page) = run.run(&["documents", "--warned", "--json"]);
     let warned = common::warnings(&page);
     let names: Vec<&str> = warned.iter().map(|(d, _)| d.as_str()).collect();
-    let with_warnings = ["crash-attachment.eml", "handbook.tar.gz", "handbook.zip", "handover.eml", "truncated.tar.gz"];
+    let with_warnings = [
+        "crash-attachment.eml",
+        "handbook.tar.gz",
+        "handbook.zip",
+        "handover.eml",
+        "truncated.tar.gz",
+        "truncated.zip",
+    ];
     assert_eq!(names, with_warnings, "{warned:?}");
     assert!(warned[0].1.contains("attachments not read: reading them failed (extraction crashed"), "{warned:?}");
     let secret = "\"file handbook/policies/secret.pdf not read: encrypted PDF\"";
     assert_eq!((warned[1].1.as_str(), warned[2].1.as_str()), (secret, secret));
     assert_eq!(warned[3], ("handover.eml".into(), "\"attachment rota.pdf not read: encrypted PDF\"".into()));
     assert!(warned[4].1.contains("the archive is damaged after"), "{warned:?}");
+    assert!(warned[5].1.contains("the archive is damaged after"), "{warned:?}");
     check_pdf_chunks(&run, "handbook.pdf");
     for audio in &good[2..] {
         check_audio_chunks(&run, audio);

@@ -19,7 +19,8 @@
 //! a zip's declared sizes are summed before anything is inflated (the
 //! reader refuses an entry past its declared size); a gzip stream is
 //! counted as it inflates, and a gzip'd tarball is read as it inflates,
-//! one file in memory at a time. A tar whose tail is damaged keeps the files
+//! one file in memory at a time. A zip cut short (its directory at the
+//! end gone) is read from its files' own headers as far as they go. A tar whose tail is damaged keeps the files
 //! before it, with a warning.
 
 use crate::embedded::{self, Carried};
@@ -126,11 +127,15 @@ impl Reader<'_> {
 
     /// The reason a tar stops early, after the files read before it.
     fn damaged(&mut self, why: impl std::fmt::Display) {
-        self.warnings.push(format!("the archive is damaged after {} files: {why}", self.names.len()));
+        self.warnings.push(format!("the archive is damaged after {}: {why}", files(self.names.len())));
     }
 
     fn zip(&mut self, bytes: &[u8]) -> Result<(), ExtractError> {
-        let mut zip = crate::archive::open(bytes, self.limits.max_decompressed_bytes, "archive", malformed)?;
+        let mut zip = match crate::archive::open(bytes, self.limits.max_decompressed_bytes, "archive", malformed) {
+            Ok(zip) => zip,
+            Err(ExtractError::Malformed(why)) => return self.zip_stream(bytes, why),
+            Err(e) => return Err(e),
+        };
         for i in 0..zip.len() {
             let entry = zip.by_index_raw(i).map_err(|e| malformed(&format!("zip entry {i}: {e}")))?;
             let path = entry
@@ -153,6 +158,54 @@ impl Reader<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A zip whose directory at its end is gone (a cut transfer): its files
+    /// read in order from their own headers, as far as they go, the damage
+    /// a warning; nothing readable at all fails as `why` did.
+    fn zip_stream(&mut self, bytes: &[u8], why: String) -> Result<(), ExtractError> {
+        let max = self.limits.max_decompressed_bytes;
+        let (mut stream, mut inflated) = (bytes, 0u64);
+        loop {
+            let mut entry = match zip::read::read_zipfile_from_stream(&mut stream) {
+                Ok(Some(entry)) => entry,
+                Ok(None) => break,
+                Err(_) if self.names.is_empty() => return Err(ExtractError::Malformed(why)),
+                Err(e) => {
+                    self.damaged(e);
+                    break;
+                }
+            };
+            let path = entry
+                .name()
+                .map_or_else(|_| String::from_utf8_lossy(entry.name_raw()).into_owned(), |n| n.into_owned());
+            if entry.is_dir() {
+                continue;
+            }
+            if entry.encrypted() {
+                self.unread(path, "encrypted".into());
+                continue;
+            }
+            let (mut data, left) = (Vec::new(), max - inflated);
+            let read = (&mut entry).take(left + 1).read_to_end(&mut data);
+            drop(entry);
+            match read {
+                Ok(_) if data.len() as u64 > left => {
+                    return Err(ExtractError::Limit(format!(
+                        "archive inflates to more than {max} bytes (max_decompressed_bytes)"
+                    )));
+                }
+                Ok(_) => {
+                    inflated += data.len() as u64;
+                    self.file(&path, &data);
+                }
+                Err(e) => {
+                    self.damaged(format!("{path}: {e}"));
+                    break;
+                }
+            }
+        }
+        if self.names.is_empty() { Err(ExtractError::Malformed(why)) } else { Ok(()) }
     }
 
     /// A gzip stream (every member, as `gzip -d` reads them), inflated no

@@ -92,6 +92,21 @@ fn a_damaged_tarball_keeps_the_files_before_the_damage() {
 }
 
 #[test]
+fn a_zip_cut_short_is_read_from_its_files_headers() {
+    let doc = open("truncated.zip");
+    let read = headings(&doc, "h1");
+    let whole = open("handbook.zip");
+    assert_eq!(read[..2], headings(&whole, "h1")[..2], "{read:?}");
+    assert!(!read.contains(&"handbook/nested/inner.zip".to_string()), "{read:?}");
+    let last = doc.warnings.last().unwrap();
+    assert!(last.starts_with("the archive is damaged after"), "{:?}", doc.warnings);
+    // With no file before the cut, the reason is the zip's.
+    let head = &fixture("archive/handbook.zip")[..40];
+    let reason = extract_with(Kind::Archive, "cut.zip", head, None, &Limits::default()).unwrap_err();
+    assert_eq!(reason.to_string(), "malformed archive: invalid zip archive (truncated or corrupt)");
+}
+
+#[test]
 fn one_gzip_compressed_file_reads_as_the_file() {
     let doc = open("notes.txt.gz");
     assert_eq!(doc.title, "notes");
