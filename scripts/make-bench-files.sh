@@ -7,8 +7,10 @@
 # with a table (python-pptx), all from PyPI in a throwaway venv, and a
 # mailbox of 10 x PAGES messages of three paragraphs each (Python's own
 # `mailbox`) and an e-book of PAGES chapters of a heading, six paragraphs
-# and, every fifth, a table (EbookLib); big.rtf and big.doc are LibreOffice's
-# conversions of big.docx when soffice is installed.
+# and, every fifth, a table (EbookLib); big.zip and big.tar.gz hold the
+# Word document, the PDF and the e-book (Python's zipfile and tarfile);
+# big.rtf and big.doc are LibreOffice's conversions of big.docx when soffice
+# is installed.
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -132,6 +134,19 @@ book.add_item(epub.EpubNcx())
 book.add_item(epub.EpubNav())
 book.spine = chapters
 epub.write_epub(f"{out}/big.epub", book)
+PY
+
+# Archives of three of them, as a share holds a folder zipped.
+python3 - "$out" <<'PY'
+import sys, tarfile, zipfile
+out = sys.argv[1]
+members = ["big.docx", "big.pdf", "big.epub"]
+with zipfile.ZipFile(f"{out}/big.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    for m in members:
+        z.write(f"{out}/{m}", f"reports/{m}")
+with tarfile.open(f"{out}/big.tar.gz", "w:gz") as t:
+    for m in members:
+        t.add(f"{out}/{m}", f"reports/{m}")
 PY
 ls -la "$out"
 

@@ -72,6 +72,7 @@ AUDIO = {  # fixture -> its sidecar
     "audio/intro-flac.flac": "audio/intro-flac.srt",
     "audio/intro-ogg.ogg": "audio/intro-ogg.vtt",
     "audio/intro-m4a.m4a": "audio/intro-m4a.vtt",
+    "audio/intro-opus.opus": "audio/intro-opus.vtt",
 }
 
 

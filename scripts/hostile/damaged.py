@@ -38,6 +38,9 @@ def good_controls(c: Corpus):
             ("email/ops-list.mbox", "good-ops-list.mbox"),
             ("email/access-review.msg", "good-access-review.msg"),
             ("ebook/field-guide.epub", "good-field-guide.epub"),
+            ("archive/handbook.zip", "good-handbook.zip"),
+            ("archive/handbook.tar.gz", "good-handbook.tar.gz"),
+            ("archive/notes.txt.gz", "good-notes.txt.gz"),
         ]
     for src, dst in copies:
         c.add(dst, fx(src), k, "indexed")
@@ -87,6 +90,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("flac", "audio/intro-flac.flac"),
     ("ogg", "audio/intro-ogg.ogg"),
     ("m4a", "audio/intro-m4a.m4a"),
+    ("opus", "audio/intro-opus.opus"),
     ("html", "../../../../samples/rust-book-hash-maps.html"),
     ("tsx", "code/HydrationBoundary.tsx"),
     ("docx", "word/policy.docx"),
@@ -97,6 +101,8 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("mbox", "email/ops-list.mbox"),
     ("msg", "email/access-review.msg"),
     ("epub", "ebook/field-guide.epub"),
+    ("zip", "archive/handbook.zip"),
+    ("tgz", "archive/handbook.tar.gz"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 
@@ -109,7 +115,7 @@ def mutations(c: Corpus):
         for frac in fractions:
             name = f"truncated-{int(frac * 100)}pct.{ext}"
             c.add(name, data[: int(len(data) * frac)], "truncated", "either", f"first {frac:.0%} of {Path(rel).name}")
-            if ext in ("wav", "mp3", "flac", "ogg", "m4a"):
+            if ext in ("wav", "mp3", "flac", "ogg", "m4a", "opus"):
                 c.sidecar(name, AUDIO[rel])
     flips = [1, 16, 256] if not c.small else [16]
     for ext, rel in MUTATE if not c.small else [s for s in src if s[0] in ("xlsx", "wav")]:
@@ -123,7 +129,7 @@ def mutations(c: Corpus):
                 buf[i] ^= 1 << c.rng.randrange(8)
             name = f"bitflip-{n}.{ext}"
             c.add(name, bytes(buf), "bit-flipped", "either", f"{n} seeded random bit flips in {Path(rel).name}")
-            if ext in ("wav", "mp3", "flac", "ogg", "m4a"):
+            if ext in ("wav", "mp3", "flac", "ogg", "m4a", "opus"):
                 c.sidecar(name, AUDIO[rel])
     exts = ["txt", "md", "html", "pdf", "xlsx", "ods", "xls", "csv", "wav", "mp3", "rs", "py"]
     for ext in exts if not c.small else ["pdf"]:
@@ -202,6 +208,10 @@ def fixtures_as_is(c: Corpus):
             ("sheets/book-sheetjs.xlsb", "book-sheetjs.xlsb", "unsupported-variant", "failed", "compact xlsb cell records"),
             ("audio/truncated.mp3", "fixture-truncated.mp3", "truncated", "either", ""),
             ("audio/intro-mp3.mp3", "mp3-without-sidecar.mp3", "no-text", "indexed", "transcribed: speech recognition"),
+            ("audio/briefing.webm", "webm-without-sidecar.webm", "no-text", "indexed", "stereo Opus in WebM, transcribed"),
+            ("archive/truncated.tar.gz", "fixture-truncated.tar.gz", "truncated", "indexed", "the files before the damage"),
+            ("archive/encrypted.zip", "encrypted.zip", "encrypted", "failed", "its one file under a password"),
+            ("archive/pictures.zip", "pictures.zip", "no-text", "failed", "a PNG only"),
         ]
     for src, name, kind, expect, note in items:
         c.add(name, fx(src), kind, expect, note)

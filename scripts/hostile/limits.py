@@ -4,6 +4,7 @@ external entities (XXE), text encodings and very long lines."""
 import base64
 import os
 import random
+import struct
 import sys
 import zipfile
 from pathlib import Path
@@ -20,7 +21,8 @@ def bombs(c: Corpus):
     # --small: just over the 1 GiB max_decompressed_bytes default, to stay fast.
     mibs = 1280 if c.small else 2048
     raw, crc, _, size = F.deflate_repeat(F.SHEET_HEAD.encode(), body, mibs, F.SHEET_TAIL.encode())
-    c.add(f"bomb-sheet-{mibs // 1024}g.xlsx" if not c.small else "bomb-sheet.xlsx", F.xlsx((raw, crc, size)), k, "failed", f"sheet XML inflates to {size >> 20} MiB")
+    sheet_bomb = F.xlsx((raw, crc, size))
+    c.add(f"bomb-sheet-{mibs // 1024}g.xlsx" if not c.small else "bomb-sheet.xlsx", sheet_bomb, k, "failed", f"sheet XML inflates to {size >> 20} MiB")
     pattern = b"BT /F1 12 Tf 72 720 Td (bomb) Tj ET\n"
     pbody = pattern * (mib // len(pattern))
     pmibs = 1280 if c.small else 4096
@@ -51,6 +53,16 @@ def bombs(c: Corpus):
         + F.ODS_TAIL
     )
     c.add("bomb-repeat-attrs.ods", F.ods(rep), k, "failed", "number-rows/columns-repeated claim 17 G cells")
+    # Archives: a zip and a gzip of 2 GiB of text, and a zip whose one bomb
+    # (a 2 GiB sheet) fails alone while the note beside it is read.
+    lol = b"lol " * (mib // 4)
+    raw, crc, _, size = F.deflate_repeat(b"", lol, 2048, b"")
+    c.add("bomb-text-2g.zip", F.zip_bytes([("lol.txt", (raw, crc, size))]), k, "failed", "one file inflating to 2 GiB")
+    gz = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03" + raw + struct.pack("<II", crc, size & 0xFFFFFFFF)
+    c.add("bomb-text-2g.txt.gz", gz, k, "failed", "a gzip stream inflating to 2 GiB")
+    note = b"Quarterly note: the sheet beside this file is a decompression bomb."
+    inside = F.zip_bytes([("reports/bomb.xlsx", sheet_bomb), ("reports/note.txt", note)])
+    c.add("bomb-inside.zip", inside, k, "indexed", "a 2 GiB sheet fails alone; the note beside it is read")
     corner = F.SHEET_HEAD.replace("<sheetData>", '<dimension ref="A1:XFD1048576"/><sheetData>')
     corner += '<row r="1"><c r="A1" t="inlineStr"><is><t>top</t></is></c></row>'
     corner += '<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>corner</t></is></c></row>' + F.SHEET_TAIL
