@@ -125,7 +125,7 @@ impl Reader<'_> {
         self.names.push(path);
     }
 
-    /// The reason a tar stops early, after the files read before it.
+    /// Why a tarball or a cut zip stops early, after the files read before it.
     fn damaged(&mut self, why: impl std::fmt::Display) {
         self.warnings.push(format!("the archive is damaged after {}: {why}", files(self.names.len())));
     }
