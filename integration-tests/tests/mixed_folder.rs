@@ -7,14 +7,19 @@
 //! reason; files crafted to make a parser overflow its stack, panic, exhaust
 //! memory or spin kill only their extraction child.
 
-use ragpipe_core::{BlockKind, Document, Kind, Locator};
+use ragpipe_core::{Document, Kind};
 use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
+#[path = "mixed_folder/locators.rs"]
+mod locators;
 use common::{Page, deflated, one_page_pdf};
+use locators::{
+    check_audio_chunks, check_code_chunks, check_pdf_chunks, check_slide_chunks, check_table_chunks, check_word_chunks,
+};
 
 fn fixtures(kind: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures").join(kind)
@@ -33,6 +38,15 @@ fn copy_fixtures(kind: &str, to: &Path) {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
     }
+}
+
+/// What a string field of a search hit must hold.
+#[derive(Debug)]
+enum Holds {
+    Contains(&'static str),
+    EndsWith(&'static str),
+    StartsWith(&'static str),
+    Is(&'static str),
 }
 
 struct Run {
@@ -62,6 +76,21 @@ impl Run {
     fn first_hit(&self, query: &str) -> (Value, Value) {
         let (_, found) = self.run(&["search", query, "--json", "--no-threshold"]);
         (found["hits"][0].clone(), found)
+    }
+
+    /// The first hit for `query` holds each `(field, what)` of `checks`.
+    fn first_hit_holds(&self, query: &str, checks: &[(&str, Holds)]) {
+        let (hit, found) = self.first_hit(query);
+        for (key, want) in checks {
+            let got = field(&hit, key);
+            let holds = match *want {
+                Holds::Contains(w) => got.contains(w),
+                Holds::EndsWith(w) => got.ends_with(w),
+                Holds::StartsWith(w) => got.starts_with(w),
+                Holds::Is(w) => got == w,
+            };
+            assert!(holds, "{query}: {key} {got:?} is not {want:?}: {found}");
+        }
     }
 
     fn ingest(&self) -> (i32, Value) {
@@ -255,45 +284,67 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     for file in &decks {
         check_slide_chunks(&run, file);
     }
-    // A speaker note answers, cited by its slide (the deck is in three
-    // files, so, as for the policy below, the rank, not the threshold).
-    let (hit, found) = run.first_hit("who talks to customers while an outage is going on?");
-    assert!(field(&hit, "document").contains("review"), "{found}");
-    assert!(field(&hit, "locator").starts_with("#page=2&char="), "{found}");
-    // A message answers by its body, under its subject.
-    let (hit, found) = run.first_hit("why was checkout down in April?");
-    assert!(field(&hit, "document").ends_with("outage.eml"), "{found}");
-    assert!(field(&hit, "title").contains("checkout outage"), "{found}");
-    assert_eq!(hit["kind"], "email", "{found}");
-    // A mailbox answers by one message, under that message's subject.
-    let (hit, found) = run.first_hit("why is the build cache filling up the disks?");
-    assert!(field(&hit, "document").ends_with("ops-list.mbox"), "{found}");
-    assert!(field(&hit, "section").contains("Disk alerts on the build farm"), "{found}");
-    // An e-book answers by a row of a chapter's table.
-    let (hit, found) = run.first_hit("which hide is best for bitterns?");
-    assert!(field(&hit, "document").ends_with("field-guide.epub"), "{found}");
-    assert_eq!(hit["kind"], "ebook", "{found}");
-    assert!(field(&hit, "content").contains("Reedbed | Bitterns at dusk"), "{found}");
-    // An Outlook message answers by its body.
-    let (hit, found) = run.first_hit("when are unconfirmed database accounts switched off?");
-    assert!(field(&hit, "document").ends_with("access-review.msg"), "{found}");
-    assert!(field(&hit, "content").contains("disabled on 16 June"), "{found}");
-    // A chart answers by its data, cited by its slide (the deck is in three
-    // files: python-pptx's and LibreOffice's odp and pptx).
-    let (hit, found) = run.first_hit("how many support tickets were opened in Q3 2026?");
-    assert!(field(&hit, "document").contains("/charts"), "{found}");
-    assert!(field(&hit, "content").contains("Q3 2026 | 980 | 1010"), "{found}");
-    assert!(field(&hit, "locator").starts_with("#page=1&char="), "{found}");
-    // A file inside an archive answers under its path there.
-    let (hit, found) = run.first_hit("how long until the service desk hands out a laptop to remote staff?");
-    assert!(field(&hit, "document").contains("handbook."), "{found}");
-    assert_eq!(hit["kind"], "archive", "{found}");
-    assert!(field(&hit, "section").contains("handbook/policies/remote-work.md"), "{found}");
-    assert!(field(&hit, "content").contains("within five working days"), "{found}");
-    // A Spanish RTF's table row answers by the names in its cells.
-    let (hit, found) = run.first_hit("¿Qué teléfono tiene la sede de Córdoba?");
-    assert!(field(&hit, "document").ends_with("horario.rtf"), "{found}");
-    assert!(field(&hit, "content").contains("Córdoba | 957 000 222 | SED-COR-02"), "{found}");
+    use Holds::{Contains, EndsWith, Is, StartsWith};
+    let searches: [(&str, &[(&str, Holds)]); 8] = [
+        // A speaker note answers, cited by its slide (the deck is in three
+        // files, so, as for the policy below, the rank, not the threshold).
+        (
+            "who talks to customers while an outage is going on?",
+            &[("document", Contains("review")), ("locator", StartsWith("#page=2&char="))],
+        ),
+        // A message answers by its body, under its subject.
+        (
+            "why was checkout down in April?",
+            &[("document", EndsWith("outage.eml")), ("title", Contains("checkout outage")), ("kind", Is("email"))],
+        ),
+        // A mailbox answers by one message, under that message's subject.
+        (
+            "why is the build cache filling up the disks?",
+            &[("document", EndsWith("ops-list.mbox")), ("section", Contains("Disk alerts on the build farm"))],
+        ),
+        // An e-book answers by a row of a chapter's table.
+        (
+            "which hide is best for bitterns?",
+            &[
+                ("document", EndsWith("field-guide.epub")),
+                ("kind", Is("ebook")),
+                ("content", Contains("Reedbed | Bitterns at dusk")),
+            ],
+        ),
+        // An Outlook message answers by its body.
+        (
+            "when are unconfirmed database accounts switched off?",
+            &[("document", EndsWith("access-review.msg")), ("content", Contains("disabled on 16 June"))],
+        ),
+        // A chart answers by its data, cited by its slide (the deck is in
+        // three files: python-pptx's and LibreOffice's odp and pptx).
+        (
+            "how many support tickets were opened in Q3 2026?",
+            &[
+                ("document", Contains("/charts")),
+                ("content", Contains("Q3 2026 | 980 | 1010")),
+                ("locator", StartsWith("#page=1&char=")),
+            ],
+        ),
+        // A file inside an archive answers under its path there.
+        (
+            "how long until the service desk hands out a laptop to remote staff?",
+            &[
+                ("document", Contains("handbook.")),
+                ("kind", Is("archive")),
+                ("section", Contains("handbook/policies/remote-work.md")),
+                ("content", Contains("within five working days")),
+            ],
+        ),
+        // A Spanish RTF's table row answers by the names in its cells.
+        (
+            "¿Qué teléfono tiene la sede de Córdoba?",
+            &[("document", EndsWith("horario.rtf")), ("content", Contains("Córdoba | 957 000 222 | SED-COR-02"))],
+        ),
+    ];
+    for (query, checks) in searches {
+        run.first_hit_holds(query, checks);
+    }
     // Which document ranks first, not whether it clears the abstention
     // threshold: the policy is in five files (docx, odt, rtf, doc and
     // LibreOffice's EPUB of it), so its margin over the next document is small, and its
@@ -305,191 +356,6 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let policy =
         ["policy.docx", "policy.odt", "policy.rtf", "policy.doc", "policy.epub", "handbook.zip", "handbook.tar.gz"];
     assert!(policy.iter().any(|p| first.ends_with(p)), "{found}");
-}
-
-/// A word-processor document's chunks slice out of its text by `#char`
-/// (a table chunk's rows, under its repeated header line) and carry its
-/// title.
-fn check_word_chunks(run: &Run, name: &str) {
-    let doc = run.document(name);
-    let chunks = run.chunks(name);
-    let header = "Region | Monthly allowance | Code";
-    let mut tables = 0;
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-        let content = c["content"].as_str().unwrap();
-        let sliced = loc.resolve(&doc.text).expect("#char resolves");
-        if content.starts_with(header) {
-            assert_eq!(content, format!("{header}\n{sliced}"), "{name}: the header over the rows");
-            assert_eq!(sliced, "Spain | 40 EUR | RW-ES-01\nGermany | 45 EUR | RW-DE-01");
-            tables += 1;
-        } else {
-            assert_eq!(sliced, content, "{name}: #char slices to content");
-        }
-        assert!(c["text"].as_str().unwrap().starts_with("Remote Work Policy"), "{name}: {c}");
-    }
-    assert_eq!(tables, 1, "{name}: {chunks:?}");
-}
-
-/// A deck's chunks each stay on one slide, cite it by `#page=N` and slice
-/// out of the text by `#char`; the table's chunk repeats its header row.
-fn check_slide_chunks(run: &Run, name: &str) {
-    let doc = run.document(name);
-    let chunks = run.chunks(name);
-    let header = "Severity | First response | Resolution target";
-    let mut pages = Vec::new();
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-        let content = c["content"].as_str().unwrap();
-        let sliced = loc.resolve(&doc.text).expect("#char resolves");
-        let page = loc.page.expect("every chunk of a deck names its slide");
-        if content.starts_with(header) {
-            assert_eq!(page, 3, "{name}: the table is on slide 3");
-            assert_eq!(content, format!("{header}\n{sliced}"), "{name}: the header over the rows");
-        } else {
-            assert_eq!(sliced, content, "{name}: #char slices to content");
-        }
-        let start = doc.text.char_indices().nth(loc.chars.start).map_or(doc.text.len(), |(b, _)| b);
-        let on_page: Vec<_> =
-            doc.blocks.iter().filter(|b| b.range.start >= start && b.range.end <= start + sliced.len()).collect();
-        assert!(!on_page.is_empty() && on_page.iter().all(|b| b.page == Some(page)), "{name}: {c}");
-        assert!(c["text"].as_str().unwrap().starts_with("Incident Response Review"), "{name}: {c}");
-        pages.push(page);
-    }
-    pages.dedup();
-    assert_eq!(pages, [1, 2, 3, 4, 5], "{name}: slides in order, each cited");
-}
-
-/// Every chunk repeats its table's header on top of whole rows, and its A1
-/// reference names the header row and exactly those rows.
-fn check_table_chunks(run: &Run, name: &str) {
-    let doc = run.document(name);
-    let chunks = run.chunks(name);
-    assert!(!chunks.is_empty(), "{name}");
-    let mut rows_seen = 0;
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-        let content = c["content"].as_str().unwrap();
-        let rows = loc.resolve(&doc.text).expect("#char resolves");
-        let rows_start = doc.text.char_indices().nth(loc.chars.start).map_or(doc.text.len(), |(b, _)| b);
-        let rows_end = rows_start + rows.len();
-        let blocks: Vec<(u32, u32, bool)> = doc
-            .blocks
-            .iter()
-            .filter(|b| rows_start <= b.range.start && b.range.end <= rows_end)
-            .map(|b| match b.kind {
-                BlockKind::TableRow { table, row, header } => (table, row, header),
-                _ => panic!("{name}: a table chunk holds only rows"),
-            })
-            .collect();
-        let table = blocks[0].0;
-        let header: Vec<(u32, &str)> = doc
-            .blocks
-            .iter()
-            .filter_map(|b| match b.kind {
-                BlockKind::TableRow { table: t, row, header: true } if t == table => Some((row, doc.slice(b))),
-                _ => None,
-            })
-            .collect();
-        let info = &doc.tables[table as usize];
-        let (sheet, range) = loc.sheet.clone().expect("sheet and range on every table chunk");
-        assert_eq!(sheet, info.sheet);
-        let (c1, c2) = (column(info.first_col), column(info.last_col));
-        let (r1, r2) = (blocks[0].1, blocks[blocks.len() - 1].1);
-        match header.as_slice() {
-            [] => {
-                assert_eq!(content, rows, "{name}: no header, rows only");
-                assert_eq!(range, format!("{c1}{r1}:{c2}{r2}"));
-            }
-            [(h, line)] => {
-                assert_eq!(content, format!("{line}\n{rows}"), "{name}: the header is repeated");
-                let want = if h + 1 == r1 {
-                    format!("{c1}{h}:{c2}{r2}")
-                } else {
-                    format!("{c1}{h}:{c2}{h},{c1}{r1}:{c2}{r2}")
-                };
-                assert_eq!(range, want, "{name}");
-            }
-            more => panic!("{name}: unexpected header rows {more:?}"),
-        }
-        assert!(blocks.iter().all(|b| b.0 == table && !b.2), "{name}: data rows of one table");
-        rows_seen += blocks.len();
-    }
-    let data_rows = doc.blocks.iter().filter(|b| matches!(b.kind, BlockKind::TableRow { header: false, .. })).count();
-    assert_eq!(rows_seen, data_rows, "{name}: every data row in exactly one chunk");
-}
-
-/// Every chunk's `#L` lines hold exactly its code, cut only at line ends.
-fn check_code_chunks(run: &Run, name: &str) {
-    let doc = run.document(name);
-    let chunks = run.chunks(name);
-    assert!(!chunks.is_empty(), "{name}");
-    let lines: Vec<&str> = doc.text.split('\n').collect();
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-        let content = c["content"].as_str().unwrap();
-        assert_eq!(loc.resolve(&doc.text), Some(content), "{name}: #char slices to content");
-        let (from, to) = loc.lines.expect("#L on every code chunk");
-        assert_eq!(lines[from as usize - 1..to as usize].join("\n"), content, "{name}: {loc}");
-    }
-}
-
-/// The A1 letters of a 1-based column (up to ZZ, enough for the fixtures).
-fn column(col: u32) -> String {
-    let letter = |n: u32| char::from(b'A' + n as u8);
-    if col <= 26 {
-        letter(col - 1).to_string()
-    } else {
-        format!("{}{}", letter((col - 1) / 26 - 1), letter((col - 1) % 26))
-    }
-}
-
-/// Every chunk cites the page its content is on, never crosses a page, and
-/// carries no running header or footer.
-fn check_pdf_chunks(run: &Run, name: &str) {
-    let doc = run.document(name);
-    let pages: Vec<&str> = doc.text.split('\u{c}').collect();
-    let chunks = run.chunks(name);
-    assert!(chunks.len() >= 3, "{name}: one chunk per page at least");
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-        let content = c["content"].as_str().unwrap();
-        assert_eq!(loc.resolve(&doc.text), Some(content), "#char slices to content");
-        assert!(!content.contains('\u{c}'), "a chunk never crosses a page");
-        let page = loc.page.expect("#page on every PDF chunk") as usize;
-        let before = doc.text.chars().take(loc.chars.start).filter(|&c| c == '\u{c}').count();
-        assert_eq!(before + 1, page, "{content:?} is on page {}", before + 1);
-        assert!(pages[page - 1].contains(content));
-        assert!(!content.contains("Northwind Field Station") && !content.contains("of 3"));
-        assert!(c["text"].as_str().unwrap().starts_with("Field Station Handbook > "), "{c}");
-    }
-}
-
-/// Every chunk's `#t` runs from its first cue's start to its last cue's end.
-fn check_audio_chunks(run: &Run, name: &str) {
-    let doc = run.document(name);
-    let chunks = run.chunks(name);
-    assert!(!chunks.is_empty(), "{name}");
-    let mut covered = 0;
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
-        let content = c["content"].as_str().unwrap();
-        let bytes = doc.text.find(content).unwrap();
-        assert_eq!(loc.resolve(&doc.text), Some(content), "{name}: #char slices to content");
-        let cues: Vec<(f64, f64)> = doc
-            .blocks
-            .iter()
-            .filter(|b| b.range.start < bytes + content.len() && bytes < b.range.end)
-            .map(|b| match b.kind {
-                BlockKind::Cue { start, end } => (start, end),
-                _ => panic!("{name}: not a cue"),
-            })
-            .collect();
-        let (start, end) = loc.time.expect("#t on every audio chunk");
-        assert!((start - cues[0].0).abs() < 0.006 && (end - cues[cues.len() - 1].1).abs() < 0.006, "{name}: {loc}");
-        covered += cues.len();
-    }
-    assert_eq!(covered, doc.blocks.len(), "{name}: every cue in exactly one chunk");
 }
 
 #[test]
