@@ -61,6 +61,10 @@ fn files(n: usize) -> String {
     if n == 1 { "1 file".into() } else { format!("{n} files") }
 }
 
+fn too_big(max: u64) -> ExtractError {
+    ExtractError::Limit(format!("archive inflates to more than {max} bytes (max_decompressed_bytes)"))
+}
+
 fn malformed(why: &str) -> ExtractError {
     ExtractError::Malformed(format!("malformed archive: {why}"))
 }
@@ -130,6 +134,21 @@ impl Reader<'_> {
         self.warnings.push(format!("the archive is damaged after {}: {why}", files(self.names.len())));
     }
 
+    /// A zip entry's path (as stored, when it is not UTF-8), or `None` for a
+    /// folder and for an encrypted file, which is named with its reason.
+    fn zip_entry<R: Read>(&mut self, entry: &zip::read::ZipFile<'_, R>) -> Option<String> {
+        if entry.is_dir() {
+            return None;
+        }
+        let path =
+            entry.name().map_or_else(|_| String::from_utf8_lossy(entry.name_raw()).into_owned(), |n| n.into_owned());
+        if entry.encrypted() {
+            self.unread(path, "encrypted".into());
+            return None;
+        }
+        Some(path)
+    }
+
     fn zip(&mut self, bytes: &[u8]) -> Result<(), ExtractError> {
         let mut zip = match crate::archive::open(bytes, self.limits.max_decompressed_bytes, "archive", malformed) {
             Ok(zip) => zip,
@@ -138,18 +157,9 @@ impl Reader<'_> {
         };
         for i in 0..zip.len() {
             let entry = zip.by_index_raw(i).map_err(|e| malformed(&format!("zip entry {i}: {e}")))?;
-            let path = entry
-                .name()
-                .map_or_else(|_| String::from_utf8_lossy(entry.name_raw()).into_owned(), |n| n.into_owned());
-            let (size, encrypted) = (entry.size(), entry.encrypted());
-            if entry.is_dir() {
-                continue;
-            }
+            let size = entry.size();
+            let Some(path) = self.zip_entry(&entry) else { continue };
             drop(entry);
-            if encrypted {
-                self.unread(path, "encrypted".into());
-                continue;
-            }
             let mut data = Vec::with_capacity(size.min(1 << 24) as usize);
             match zip.by_index(i).map(|mut entry| entry.read_to_end(&mut data)) {
                 Ok(Ok(_)) => self.file(&path, &data),
@@ -176,25 +186,12 @@ impl Reader<'_> {
                     break;
                 }
             };
-            let path = entry
-                .name()
-                .map_or_else(|_| String::from_utf8_lossy(entry.name_raw()).into_owned(), |n| n.into_owned());
-            if entry.is_dir() {
-                continue;
-            }
-            if entry.encrypted() {
-                self.unread(path, "encrypted".into());
-                continue;
-            }
+            let Some(path) = self.zip_entry(&entry) else { continue };
             let (mut data, left) = (Vec::new(), max - inflated);
             let read = (&mut entry).take(left + 1).read_to_end(&mut data);
             drop(entry);
             match read {
-                Ok(_) if data.len() as u64 > left => {
-                    return Err(ExtractError::Limit(format!(
-                        "archive inflates to more than {max} bytes (max_decompressed_bytes)"
-                    )));
-                }
+                Ok(_) if data.len() as u64 > left => return Err(too_big(max)),
                 Ok(_) => {
                     inflated += data.len() as u64;
                     self.file(&path, &data);
@@ -224,11 +221,9 @@ impl Reader<'_> {
         {
             return Err(malformed(&format!("gzip stream: {e}")));
         }
-        let too_big =
-            || ExtractError::Limit(format!("archive inflates to more than {max} bytes (max_decompressed_bytes)"));
         if is_tar(&head) {
             self.tar(std::io::Cursor::new(head).chain(stream))?;
-            return if over.get() { Err(too_big()) } else { Ok(()) };
+            return if over.get() { Err(too_big(max)) } else { Ok(()) };
         }
         if !self.limits.read_attachments {
             return Err(ExtractError::Unsupported(
@@ -238,7 +233,7 @@ impl Reader<'_> {
         let mut data = head;
         if let Err(e) = stream.read_to_end(&mut data) {
             if over.get() || e.kind() == std::io::ErrorKind::OutOfMemory {
-                return Err(too_big());
+                return Err(too_big(max));
             }
             self.warnings.push(format!("the gzip stream breaks off after {} bytes: {e}", data.len()));
         }
