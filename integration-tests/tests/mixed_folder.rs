@@ -168,7 +168,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt", "policy.rtf", "policy.doc"];
-    let decks = ["review.pptx", "review.odp", "review-lo.pptx"];
+    let decks = ["review.pptx", "review.odp", "review-lo.pptx", "review.ppt"];
     let mail = [
         "outage.eml",
         "digest.eml",
@@ -191,7 +191,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         + more_sheets.len()
         + code.len()
         + word.len()
-        + 4 // horario.rtf (in Spanish) and the chart decks (charts.pptx, .odp, -lo.pptx)
+        + 5 // horario.rtf (in Spanish), the chart decks (charts.pptx, .odp, -lo.pptx) and PowerPoint's embedded-simple-2007.ppt
         + decks.len()
         + mail.len()
         + books.len()
@@ -219,6 +219,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         ("empty.pdf", "empty file"),
         ("empty.xlsx", "empty file"),
         ("encrypted.pdf", "encrypted PDF"),
+        ("encrypted.ppt", "encrypted PowerPoint file"),
         ("encrypted.xlsx", "encrypted spreadsheet"),
         ("encrypted.zip", "malformed archive: file minutes.txt not read: encrypted"),
         ("html.pdf", "content does not match extension: .pdf file holds text/html, not pdf"),
@@ -286,7 +287,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     }
     use Holds::{Contains, EndsWith, Is, StartsWith};
     let searches: [(&str, &[(&str, Holds)]); 8] = [
-        // A speaker note answers, cited by its slide (the deck is in three
+        // A speaker note answers, cited by its slide (the deck is in four
         // files, so, as for the policy below, the rank, not the threshold).
         (
             "who talks to customers while an outage is going on?",

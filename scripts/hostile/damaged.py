@@ -34,6 +34,8 @@ def good_controls(c: Corpus):
             ("slides/charts.pptx", "good-charts.pptx"),
             ("slides/charts.odp", "good-charts.odp"),
             ("slides/review.odp", "good-review.odp"),
+            ("slides/review.ppt", "good-review.ppt"),
+            ("slides/embedded-simple-2007.ppt", "good-powerpoint-2007.ppt"),
             ("email/outage.eml", "good-outage.eml"),
             ("email/ops-list.mbox", "good-ops-list.mbox"),
             ("email/access-review.msg", "good-access-review.msg"),
@@ -98,6 +100,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("doc", "word/policy.doc"),
     ("pptx", "slides/review.pptx"),
     ("odp", "slides/review.odp"),
+    ("ppt", "slides/review.ppt"),
     ("mbox", "email/ops-list.mbox"),
     ("msg", "email/access-review.msg"),
     ("epub", "ebook/field-guide.epub"),
@@ -211,6 +214,7 @@ def fixtures_as_is(c: Corpus):
             ("audio/briefing.webm", "webm-without-sidecar.webm", "no-text", "indexed", "stereo Opus in WebM, transcribed"),
             ("archive/truncated.tar.gz", "fixture-truncated.tar.gz", "truncated", "indexed", "the files before the damage"),
             ("archive/encrypted.zip", "encrypted.zip", "encrypted", "failed", "its one file under a password"),
+            ("slides/encrypted.ppt", "encrypted.ppt", "encrypted", "failed", "password-protected PowerPoint 97-2003 deck"),
             ("archive/pictures.zip", "pictures.zip", "no-text", "failed", "a PNG only"),
         ]
     for src, name, kind, expect, note in items:

@@ -23,7 +23,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
             zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
         }
         (None, Some("application/x-ole-storage")) if outlook_message(bytes) => Ok(Kind::Email),
-        (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(unsupported(m))),
+        (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
         (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
         (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
     }
@@ -71,12 +71,14 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 }
 
 /// Generic containers a format is stored in: OOXML and ODF documents are
-/// zip files, `.xls` and `.msg` are OLE compound files, which sniffing may report
+/// zip files, `.xls`, `.doc`, `.ppt` and `.msg` are OLE compound files, which sniffing may report
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
-        Kind::Spreadsheet | Kind::Word => matches!(mime, "application/zip" | "application/x-ole-storage"),
-        Kind::Presentation | Kind::Ebook => mime == "application/zip",
+        Kind::Spreadsheet | Kind::Word | Kind::Presentation => {
+            matches!(mime, "application/zip" | "application/x-ole-storage")
+        }
+        Kind::Ebook => mime == "application/zip",
         Kind::Archive => matches!(mime, "application/zip" | "application/gzip" | "application/x-tar"),
         // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
         Kind::Email => mime == "application/x-ole-storage",
@@ -145,7 +147,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Word, &["docx", "docm", "odt", "rtf", "doc"]),
-    (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp"]),
+    (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp", "ppt", "pps"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Ebook, &["epub"]),
     (Kind::Archive, &["zip", "tar", "tgz", "gz"]),
@@ -187,21 +189,13 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         | "application/rtf"
         | "application/msword" => Kind::Word,
         "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-        | "application/vnd.oasis.opendocument.presentation" => Kind::Presentation,
+        | "application/vnd.oasis.opendocument.presentation"
+        | "application/vnd.ms-powerpoint" => Kind::Presentation,
         "application/epub+zip" => Kind::Ebook,
         "application/gzip" | "application/x-tar" => Kind::Archive,
         "text/html" => Kind::Html,
         _ => return None,
     })
-}
-
-/// How a type ragpipe cannot read is named in a failure: legacy binary
-/// Office files say what to save them as.
-fn unsupported(mime: &str) -> String {
-    match mime {
-        "application/vnd.ms-powerpoint" => format!("{mime} (a legacy binary PowerPoint file: save it as .pptx)"),
-        _ => mime.to_string(),
-    }
 }
 
 /// Formats whose content has no magic number of its own.

@@ -1,7 +1,8 @@
-//! Slide decks (pptx and odp) made by python-pptx and LibreOffice from one
-//! source (see `fixtures/slides/make.sh`): the same slides, titles, notes
-//! and table rows from three files by two writers, each block on its
-//! slide's page, and precise reasons for broken and oversized decks.
+//! Slide decks (pptx, odp and ppt) made by python-pptx and LibreOffice from
+//! one source (see `fixtures/slides/make.sh`): the same slides, titles,
+//! notes and table rows from four files by two writers, each block on its
+//! slide's page, and precise reasons for broken and oversized decks; and
+//! legacy decks saved by PowerPoint itself.
 
 mod common;
 
@@ -9,7 +10,7 @@ use ragpipe_core::{Document, Kind};
 use ragpipe_extract::{ExtractError, Limits, detect, extract_with};
 use std::path::PathBuf;
 
-const DECKS: [&str; 3] = ["review.pptx", "review.odp", "review-lo.pptx"];
+const DECKS: [&str; 4] = ["review.pptx", "review.odp", "review-lo.pptx", "review.ppt"];
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/slides").join(name);
@@ -23,6 +24,13 @@ fn open_with(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, Extr
 /// Every block as `(page, kind, text)`.
 fn blocks(doc: &Document) -> Vec<(u32, String, &str)> {
     doc.blocks.iter().map(|b| (b.page.unwrap_or(0), common::short_kind(&b.kind), doc.slice(b))).collect()
+}
+
+/// Asserts every block of `doc` as `(page, kind, text)`.
+fn assert_blocks(doc: &Document, expected: &[(u32, &str, &str)], what: &str) {
+    let got = blocks(doc);
+    let got: Vec<(u32, &str, &str)> = got.iter().map(|(p, k, t)| (*p, k.as_str(), *t)).collect();
+    assert_eq!(got, expected, "{what}");
 }
 
 #[test]
@@ -58,9 +66,7 @@ fn pptx_and_odp_read_as_the_same_slides() {
         let doc = open_with(name, &fixture(name), &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(doc.kind, Kind::Presentation, "{name}");
         assert_eq!(doc.title, "Incident Response Review", "{name}");
-        let got = blocks(&doc);
-        let got: Vec<(u32, &str, &str)> = got.iter().map(|(p, k, t)| (*p, k.as_str(), *t)).collect();
-        assert_eq!(got, expected, "{name}");
+        assert_blocks(&doc, &expected, name);
         // LibreOffice's notes pages carry a slide-number field.
         assert!(!doc.text.contains("<number>"), "{name}: furniture is not text");
     }
@@ -100,6 +106,31 @@ fn broken_and_oversized_decks_fail_with_their_reason() {
 }
 
 #[test]
+fn legacy_decks_saved_by_powerpoint() {
+    // PowerPoint 2007's own 97-2003 file: one-byte text atoms, a title and
+    // an object placeholder (oletools' test data; see make.sh).
+    let doc = open_with("embedded.ppt", &fixture("embedded-simple-2007.ppt"), &Limits::default()).unwrap();
+    assert_eq!(doc.title, "Embedded Objects");
+    let expected = [
+        (1, "h1", "Embedded Objects"),
+        (1, "p", "This slide contains an embedded object"),
+        (1, "p", "It is a simple harmless ASCII text file"),
+    ];
+    assert_blocks(&doc, &expected, "embedded-simple-2007.ppt");
+    // A slide show (`.pps`) is the same file.
+    assert_eq!(detect("show.pps", &fixture("review.ppt")), Ok(Kind::Presentation));
+    let reason = |name: &str, bytes: &[u8]| open_with(name, bytes, &Limits::default()).unwrap_err().to_string();
+    assert_eq!(reason("locked.ppt", &fixture("encrypted.ppt")), "encrypted PowerPoint file");
+    let deck = fixture("review.ppt");
+    let cut = reason("review.ppt", &deck[..deck.len() / 2]);
+    assert!(cut.starts_with("malformed document: "), "{cut}");
+    // A Word file named .ppt is refused by its content.
+    let other = |path: &str| std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let err = reason("slides.ppt", &other("tests/fixtures/word/policy.doc"));
+    assert!(err.starts_with("content does not match extension: .ppt file holds"), "{err}");
+}
+
+#[test]
 fn detected_by_content_without_an_extension() {
     for name in DECKS {
         assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Presentation), "{name}");
@@ -109,11 +140,9 @@ fn detected_by_content_without_an_extension() {
 #[test]
 fn charts_read_as_tables_of_their_cached_data() {
     let doc = open_with("charts.pptx", &fixture("charts.pptx"), &Limits::default()).unwrap();
-    let got = blocks(&doc);
-    let got: Vec<(u32, &str, &str)> = got.iter().map(|(p, k, t)| (*p, k.as_str(), *t)).collect();
-    assert_eq!(
-        got,
-        [
+    assert_blocks(
+        &doc,
+        &[
             (1, "h1", "Quarterly support volume"),
             (1, "p", "Chart: Tickets per quarter"),
             (1, "row 1 header", "Category | Tickets opened | Tickets closed"),
@@ -134,7 +163,8 @@ fn charts_read_as_tables_of_their_cached_data() {
             (3, "row 3", "200 | 47"),
             (3, "row 4", "400 | 61"),
             (3, "row 5", "800 | 118"),
-        ]
+        ],
+        "charts.pptx",
     );
 }
 

@@ -1,6 +1,7 @@
 //! Slide decks: Office Open XML presentations (`.pptx`, `.pptm`, `.ppsx`, as
-//! PowerPoint, LibreOffice and python-pptx write them) and OpenDocument
-//! presentations (`.odp`).
+//! PowerPoint, LibreOffice and python-pptx write them), OpenDocument
+//! presentations (`.odp`) and legacy PowerPoint 97-2003 decks (`.ppt`,
+//! [`ppt`]).
 //!
 //! Each slide is a page: its blocks carry the slide's 1-based number in the
 //! deck, which chunks cite as `#page=N` (the page of the deck printed or
@@ -26,6 +27,7 @@
 
 mod chart;
 mod odp;
+mod ppt;
 mod pptx;
 
 use crate::word::xml::title as properties_title;
@@ -34,12 +36,19 @@ use crate::{ExtractError, Limits};
 use ragpipe_core::{Document, Kind};
 use std::collections::HashMap;
 
+/// The first bytes of an OLE compound file (a legacy binary Office file).
+const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    let mut w = Writer::new(limits);
+    if bytes.starts_with(&OLE_MAGIC) {
+        ppt::read(bytes, &mut w, limits)?;
+        return Ok(w.build(None, name, Kind::Presentation));
+    }
     if !bytes.starts_with(b"PK") {
-        return Err(malformed("not a pptx or odp file (no zip archive)"));
+        return Err(malformed("not a pptx, odp or ppt file (no zip archive or OLE compound file)"));
     }
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "presentation", malformed)?;
-    let mut w = Writer::new(limits);
     let title = if let Some(presentation) = crate::archive::text(&mut zip, "ppt/presentation.xml", malformed)? {
         pptx::read(&mut zip, &presentation, &mut w, limits)?;
         crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| properties_title(&core))
