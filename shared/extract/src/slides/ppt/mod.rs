@@ -1,0 +1,288 @@
+//! Legacy PowerPoint 97-2003 decks (`.ppt`, `.pps`): an OLE compound
+//! file (opened by `cfb`) whose `PowerPoint Document` stream is a tree of
+//! records, read as of the deck's last save ([`stream`]).
+//!
+//! The slides come in the order of the document's slide list; each slide's
+//! drawing holds its shapes in z-order. A shape's text is in its client
+//! text box: the characters themselves, or a reference to the slide list's
+//! text of that slide (how PowerPoint stores its outline placeholders). Its placeholder says whether it is the title,
+//! furniture (date, slide number, footer, header) or words on the slide. A
+//! group marked as a table (the `tableProperties` shape property) is read
+//! as a table, its cells put in rows and columns by their anchors. The
+//! speaker notes come from the notes slide whose atom names the slide. A
+//! field (slide number, date, footer) is left out of the text it stands in.
+//! The deck is named by its first titled slide (the file's property set,
+//! where PowerPoint keeps a title too, is not read).
+//!
+//! Not read: charts and other embedded OLE objects, pictures, comments.
+//! Encrypted decks and PowerPoint 95 files are refused with the reason.
+
+mod stream;
+
+use super::{Role, begin_slide, check_slides};
+use crate::word::{Para, Writer, malformed};
+use crate::{ExtractError, Limits};
+use stream::{Deck, NOTES, Record, SLIDE, TEXT_BYTES, TEXT_CHARS, TEXT_HEADER, slide_list};
+
+const PLACEHOLDER: u16 = 0x0BC3;
+const OUTLINE_TEXT_REF: u16 = 0x0F9E;
+/// Where a field (slide number, date, header, footer) stands in a text:
+/// the text holds a `*` there.
+const FIELDS: [u16; 6] = [0x0FD8, 0x0FF7, 0x0FF8, 0x0FF9, 0x0FFA, 0x1015];
+const GROUP: u16 = 0xF003;
+const SHAPE: u16 = 0xF004;
+const SHAPE_ATOM: u16 = 0xF00A;
+const CLIENT_TEXTBOX: u16 = 0xF00D;
+const CHILD_ANCHOR: u16 = 0xF00F;
+const CLIENT_DATA: u16 = 0xF011;
+const TERTIARY_PROPERTIES: u16 = 0xF122;
+
+/// The `tableProperties` shape property: its group is a table.
+const TABLE_PROPERTIES: u16 = 0x039F;
+/// The shape type of a line (a table's borders).
+const LINE: u16 = 20;
+/// Containers nested deeper than this are not read (real drawings nest a
+/// few groups; a hostile file could nest thousands).
+const MAX_DEPTH: usize = 32;
+
+/// Reads a `.ppt` into `w`, a slide a page.
+pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<(), ExtractError> {
+    let deck = crate::unpanicked(|| Deck::open(bytes))
+        .map_err(|panic| malformed(&format!("the compound file reader stopped on it: {panic}")))??;
+    let document = deck.document()?;
+    let slides = slide_list(document, 0);
+    check_slides(slides.len(), limits)?;
+    let notes = deck.notes_of_slides(document);
+    for (i, entry) in slides.iter().enumerate() {
+        let number = i as u32 + 1;
+        let slide = deck
+            .object(entry.persist, SLIDE)
+            .ok_or_else(|| malformed(&format!("slide {number}: its record is missing")))?;
+        let mut shapes = Vec::new();
+        collect(slide, &entry.texts, 0, &mut shapes);
+        if shapes.is_empty() {
+            // A deck whose drawings hold no text boxes: the outline alone.
+            shapes = entry.texts.iter().map(|(kind, text)| Shape::Text(text_role(*kind), text.clone())).collect();
+        }
+        let title: Vec<&str> = shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Text(Role::Title, t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        begin_slide(w, number, &title.join(" ").replace(['\r', '\u{b}'], " "))?;
+        write(w, &shapes)?;
+        if let Some(notes) = notes.get(&entry.slide_id).and_then(|&p| deck.object(p, NOTES)) {
+            let mut shapes = Vec::new();
+            collect(notes, &[], 0, &mut shapes);
+            write(w, &shapes)?;
+        }
+    }
+    Ok(())
+}
+
+/// What a slide shows: a text box (paragraphs split by `\r`, lines by
+/// `\u{b}`) or a table's rows of cells.
+enum Shape {
+    Text(Role, String),
+    Table(Vec<Vec<String>>),
+}
+
+/// The shapes of a drawing, in order; groups are entered, tables read whole.
+fn collect(record: Record<'_>, outline: &[(u32, String)], depth: usize, out: &mut Vec<Shape>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for r in record.children() {
+        match r.kind {
+            GROUP if is_table(r) => out.push(Shape::Table(table(r, outline))),
+            SHAPE => out.extend(text_box(r, outline).map(|(role, text)| Shape::Text(role, text))),
+            _ if r.container => collect(r, outline, depth + 1, out),
+            _ => {}
+        }
+    }
+}
+
+/// A shape's text and its role, if it holds any text.
+fn text_box(shape: Record<'_>, outline: &[(u32, String)]) -> Option<(Role, String)> {
+    let placeholder = shape.child(CLIENT_DATA).and_then(|d| d.child(PLACEHOLDER)).and_then(|p| p.body.get(4).copied());
+    let mut kind = None;
+    let mut text = String::new();
+    let mut fields = Vec::new();
+    for r in shape.child(CLIENT_TEXTBOX)?.children() {
+        match r.kind {
+            TEXT_HEADER => kind = r.u32_at(0),
+            TEXT_CHARS | TEXT_BYTES => text.push_str(&r.text()?),
+            OUTLINE_TEXT_REF => {
+                if let Some((k, t)) = r.u32_at(0).and_then(|i| outline.get(i as usize)) {
+                    kind = Some(*k);
+                    text.push_str(t);
+                }
+            }
+            k if FIELDS.contains(&k) => fields.extend(r.u32_at(0)),
+            _ => {}
+        }
+    }
+    let text = without_fields(&text, &fields);
+    let role = match placeholder.map(placeholder_role) {
+        Some(Role::Text) | None => text_role(kind.unwrap_or(4)),
+        Some(role) => role,
+    };
+    (!text.trim().is_empty()).then_some((role, text))
+}
+
+/// `text` without the `*` standing for a field at each of `positions`
+/// (counted in UTF-16 code units): a field's value is the slide's
+/// furniture, not its words.
+fn without_fields(text: &str, positions: &[u32]) -> String {
+    if positions.is_empty() {
+        return text.to_string();
+    }
+    let units: Vec<u16> = text
+        .encode_utf16()
+        .enumerate()
+        .filter(|&(i, unit)| !(unit == u16::from(b'*') && positions.contains(&(i as u32))))
+        .map(|(_, unit)| unit)
+        .collect();
+    String::from_utf16_lossy(&units)
+}
+
+/// The role of a placeholder type ([MS-PPT] PlaceholderEnum).
+fn placeholder_role(kind: u8) -> Role {
+    match kind {
+        0x01 | 0x03 | 0x0D | 0x0F | 0x11 => Role::Title,
+        0x05 | 0x07..=0x0B => Role::Furniture,
+        _ => Role::Text,
+    }
+}
+
+/// The role of a text type (TextTypeEnum: 0 title, 6 centred title).
+fn text_role(kind: u32) -> Role {
+    if matches!(kind, 0 | 6) { Role::Title } else { Role::Text }
+}
+
+/// Whether a group's own shape (its first) carries `tableProperties`.
+fn is_table(group: Record<'_>) -> bool {
+    let Some(properties) = group.child(SHAPE).and_then(|s| s.child(TERTIARY_PROPERTIES)) else { return false };
+    (0..usize::from(properties.instance)).any(|i| {
+        properties
+            .body
+            .get(6 * i..6 * i + 2)
+            .is_some_and(|id| u16::from_le_bytes([id[0], id[1]]) & 0x3FFF == TABLE_PROPERTIES)
+    })
+}
+
+/// A table group's cells (its shapes other than lines), in rows by their
+/// anchors' top edge and in each row by their left edge.
+fn table(group: Record<'_>, outline: &[(u32, String)]) -> Vec<Vec<String>> {
+    let mut cells: Vec<(i32, i32, String)> = group
+        .children()
+        .filter(|r| r.kind == SHAPE)
+        .skip(1)
+        .filter(|s| s.child(SHAPE_ATOM).is_none_or(|a| a.instance != LINE))
+        .filter_map(|s| {
+            let anchor = s.child(CHILD_ANCHOR)?;
+            let text = text_box(s, outline).map(|(_, t)| t).unwrap_or_default();
+            Some((anchor.i32_at(4)?, anchor.i32_at(0)?, text))
+        })
+        .collect();
+    cells.sort_by_key(|(top, left, _)| (*top, *left));
+    let mut rows: Vec<(i32, Vec<String>)> = Vec::new();
+    for (top, _, text) in cells {
+        match rows.last_mut() {
+            Some((t, row)) if *t == top => row.push(text),
+            _ => rows.push((top, vec![text])),
+        }
+    }
+    rows.into_iter().map(|(_, row)| row).collect()
+}
+
+/// Writes the slide's words and tables (titles and furniture left out).
+fn write(w: &mut Writer<'_>, shapes: &[Shape]) -> Result<(), ExtractError> {
+    for shape in shapes {
+        match shape {
+            Shape::Text(Role::Text, text) => paragraphs(w, text)?,
+            Shape::Table(rows) => {
+                w.start_table();
+                for row in rows {
+                    w.start_row(false);
+                    for cell in row {
+                        w.start_cell();
+                        paragraphs(w, cell)?;
+                    }
+                    w.end_row()?;
+                }
+                w.end_table();
+            }
+            Shape::Text(..) => {}
+        }
+    }
+    Ok(())
+}
+
+/// A text box's paragraphs (`\r`) and their line breaks (`\u{b}`).
+fn paragraphs(w: &mut Writer<'_>, text: &str) -> Result<(), ExtractError> {
+    for paragraph in text.split('\r').filter(|p| !p.trim().is_empty()) {
+        w.start_paragraph(Para::Body)?;
+        for (i, line) in paragraph.split('\u{b}').enumerate() {
+            if i > 0 {
+                w.line_break();
+            }
+            w.text(line);
+        }
+        w.end_paragraph();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stream::tests::{record, u32s, words};
+    use super::stream::{DOCUMENT, SLIDE_LIST, SLIDE_PERSIST};
+    use super::*;
+
+    #[test]
+    fn a_placeholder_refers_to_the_outline_text_of_its_slide() {
+        // PowerPoint keeps a placeholder's text in the slide list and a
+        // reference to it in the shape; a text box holds its own.
+        let mut list = record(SLIDE_PERSIST, 0, &u32s(&[7, 0, 2, 256, 0]));
+        list.extend(record(TEXT_HEADER, 0, &u32s(&[0])));
+        list.extend(record(TEXT_BYTES, 0, b"Quarterly review"));
+        list.extend(record(TEXT_HEADER, 0, &u32s(&[1])));
+        list.extend(record(TEXT_CHARS, 0, &words("Revenue grew\rCosts fell\u{b}in every region")));
+        let document = record(DOCUMENT, 0, &record(SLIDE_LIST, 0, &list));
+        let entries = slide_list(Record::at(&document, 0).unwrap(), 0);
+        assert_eq!((entries.len(), entries[0].persist, entries[0].slide_id), (1, 7, 256));
+
+        let placeholder = |kind: u8| record(CLIENT_DATA, 0, &record(PLACEHOLDER, 0, &[0, 0, 0, 0, kind, 0, 0, 0]));
+        let reference = |i: u32| record(CLIENT_TEXTBOX, 0, &record(OUTLINE_TEXT_REF, 0, &u32s(&[i])));
+        let mut title = placeholder(0x0D);
+        title.extend(reference(0));
+        let mut body = placeholder(0x0E);
+        body.extend(reference(1));
+        let mut footer = placeholder(0x09);
+        footer.extend(record(CLIENT_TEXTBOX, 0, &record(TEXT_CHARS, 0, &words("Confidential"))));
+        let mut shapes = record(SHAPE, 0, &footer);
+        shapes.extend(record(SHAPE, 0, &title));
+        shapes.extend(record(SHAPE, 0, &body));
+        let slide = record(SLIDE, 0, &record(GROUP, 0, &shapes));
+        let mut got = Vec::new();
+        collect(Record::at(&slide, 0).unwrap(), &entries[0].texts, 0, &mut got);
+        let got: Vec<(Role, &str)> = got
+            .iter()
+            .map(|s| match s {
+                Shape::Text(role, text) => (*role, text.as_str()),
+                Shape::Table(_) => panic!("no table here"),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Role::Furniture, "Confidential"),
+                (Role::Title, "Quarterly review"),
+                (Role::Text, "Revenue grew\rCosts fell\u{b}in every region"),
+            ]
+        );
+    }
+}
