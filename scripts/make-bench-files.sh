@@ -9,8 +9,8 @@
 # `mailbox`) and an e-book of PAGES chapters of a heading, six paragraphs
 # and, every fifth, a table (EbookLib); big.zip and big.tar.gz hold the
 # Word document, the PDF and the e-book (Python's zipfile and tarfile);
-# big.rtf and big.doc are LibreOffice's conversions of big.docx when soffice
-# is installed.
+# big.rtf and big.doc are LibreOffice's conversions of big.docx, and big.ppt
+# of big.pptx, when soffice is installed.
 #
 #   scripts/make-bench-files.sh OUT_DIR [ROWS] [PAGES]
 set -euo pipefail
@@ -150,16 +150,18 @@ with tarfile.open(f"{out}/big.tar.gz", "w:gz") as t:
 PY
 ls -la "$out"
 
-# RTF and Word 97 as a word processor writes them: LibreOffice's conversions
-# of big.docx, when LibreOffice is installed (Debian libreoffice-writer).
+# RTF, Word 97 and PowerPoint 97 as an office suite writes them: LibreOffice's
+# conversions of big.docx and big.pptx, when LibreOffice is installed (Debian
+# libreoffice-writer and libreoffice-impress).
 if command -v soffice >/dev/null; then
   profile="$(mktemp -d)"
-  for format in rtf doc; do
-    echo "make-bench-files: converting big.docx to big.$format with LibreOffice" >&2
+  for target in docx:rtf docx:doc pptx:ppt; do
+    from="${target%%:*}" format="${target##*:}"
+    echo "make-bench-files: converting big.$from to big.$format with LibreOffice" >&2
     soffice --headless --norestore -env:UserInstallation="file://$profile" \
-      --convert-to "$format" --outdir "$out" "$out/big.docx" >/dev/null 2>&1
+      --convert-to "$format" --outdir "$out" "$out/big.$from" >/dev/null 2>&1
   done
   rm -rf "$profile"
 else
-  echo "make-bench-files: no soffice (Debian libreoffice-writer), so no big.rtf or big.doc" >&2
+  echo "make-bench-files: no soffice (Debian libreoffice-writer, -impress), so no big.rtf, big.doc or big.ppt" >&2
 fi

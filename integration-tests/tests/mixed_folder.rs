@@ -32,7 +32,7 @@ fn copy_fixtures(kind: &str, to: &Path) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         // Fixture sources (a flat ODT, the scripts that write decks and
         // messages) are not fixtures.
-        if !matches!(name.as_str(), "make.sh" | "make.py" | "make_msg.py" | "SOURCES.md" | "deck.py")
+        if !matches!(name.as_str(), "make.sh" | "make.py" | "make_msg.py" | "SOURCES.md" | "deck.py" | "sales.py")
             && !name.ends_with(".fodt")
         {
             std::fs::copy(&path, to.join(&name)).unwrap();
@@ -191,7 +191,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         + more_sheets.len()
         + code.len()
         + word.len()
-        + 5 // horario.rtf (in Spanish), the chart decks (charts.pptx, .odp, -lo.pptx) and PowerPoint's embedded-simple-2007.ppt
+        + 7 // horario.rtf (in Spanish), the chart decks (charts.pptx, .odp, -lo.pptx), PowerPoint's
+            // embedded-simple-2007.ppt and the documents with a chart (sales.docx, .odt)
         + decks.len()
         + mail.len()
         + books.len()
@@ -286,7 +287,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         check_slide_chunks(&run, file);
     }
     use Holds::{Contains, EndsWith, Is, StartsWith};
-    let searches: [(&str, &[(&str, Holds)]); 8] = [
+    let searches: [(&str, &[(&str, Holds)]); 9] = [
         // A speaker note answers, cited by its slide (the deck is in four
         // files, so, as for the policy below, the rank, not the threshold).
         (
@@ -326,6 +327,11 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
                 ("content", Contains("Q3 2026 | 980 | 1010")),
                 ("locator", StartsWith("#page=1&char=")),
             ],
+        ),
+        // A chart in a word-processor document answers by its data.
+        (
+            "what did the North and South regions sell in Q3 2026?",
+            &[("document", Contains("/sales.")), ("content", Contains("Q3 2026 | 390 | 310"))],
         ),
         // A file inside an archive answers under its path there.
         (

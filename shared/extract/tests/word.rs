@@ -119,6 +119,30 @@ fn a_legacy_word_97_file_is_read_with_its_headings_and_table() {
 }
 
 #[test]
+fn a_chart_reads_as_a_table_of_its_data_after_its_paragraph() {
+    // The docx's chart part caches the values; the odt's chart object holds
+    // them in its local table. Both read as the deck readers read charts.
+    for name in ["sales.docx", "sales.odt"] {
+        let doc = open(name);
+        let expected = [
+            ("h1", "Sales by region"),
+            ("p", "The northern region led every quarter of 2026; the chart below shows units sold."),
+            // LibreOffice anchors the chart in the paragraph after it; a
+            // chart is read after the paragraph that holds it.
+            ("p", "Returns stayed under two percent in both regions."),
+            ("p", "Chart: Units sold per quarter"),
+            ("row 1 header", "Category | North | South"),
+            ("row 2", "Q1 2026 | 410 | 260"),
+            ("row 3", "Q2 2026 | 455 | 280"),
+            ("row 4", "Q3 2026 | 390 | 310"),
+            ("row 5", "Q4 2026 | 520 | 305"),
+        ];
+        assert_eq!(common::blocks(&doc), common::owned(&expected), "{name}");
+        assert_eq!(doc.title, "Regional Sales Report", "{name}");
+    }
+}
+
+#[test]
 fn detected_by_content_without_an_extension() {
     for name in ["policy.docx", "policy.odt", "policy.rtf"] {
         assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Word), "{name}");

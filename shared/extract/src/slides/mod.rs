@@ -18,14 +18,13 @@
 //! image of a notes page, comments, and the fallback copy of a drawing.
 //! A chart is read from its data, as a table: a pptx's from the values its
 //! part caches, after the slide's text, an odp's from its embedded object's
-//! local table, where the slide places it ([`chart`]). SmartArt is not read.
+//! local table, where the slide places it ([`crate::chart`]). SmartArt is not read.
 //!
 //! Hostile input: as for word-processor documents, the archive's declared
 //! size is checked before anything is inflated; slides count against
 //! [`crate::Limits::max_pages`], table rows against
 //! [`crate::Limits::max_rows`].
 
-mod chart;
 mod odp;
 mod ppt;
 mod pptx;
@@ -34,7 +33,6 @@ use crate::word::xml::title as properties_title;
 use crate::word::{Para, Writer, malformed};
 use crate::{ExtractError, Limits};
 use ragpipe_core::{Document, Kind};
-use std::collections::HashMap;
 
 /// The first bytes of an OLE compound file (a legacy binary Office file).
 const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
@@ -53,31 +51,13 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         pptx::read(&mut zip, &presentation, &mut w, limits)?;
         crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| properties_title(&core))
     } else if let Some(content) = crate::archive::text(&mut zip, "content.xml", malformed)? {
-        let objects = embedded_objects(&mut zip)?;
+        let objects = crate::package::embedded_objects(&mut zip)?;
         odp::read(&content, &objects, &mut w, limits)?;
         crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| properties_title(&meta))
     } else {
         return Err(malformed("zip archive holds no ppt/presentation.xml or content.xml"));
     };
     Ok(w.build(title, name, Kind::Presentation))
-}
-
-/// The `content.xml` of each object an odp embeds (`Object 1/content.xml`:
-/// charts, formulas), by its folder.
-fn embedded_objects(zip: &mut crate::archive::Zip<'_>) -> Result<HashMap<String, String>, ExtractError> {
-    let names: Vec<String> = zip
-        .file_names()
-        .flatten()
-        .filter_map(|n| n.strip_suffix("/content.xml").map(str::to_string))
-        .filter(|dir| !dir.is_empty() && !dir.contains('/'))
-        .collect();
-    let mut objects = HashMap::new();
-    for dir in names {
-        if let Some(xml) = crate::archive::text(zip, &format!("{dir}/content.xml"), malformed)? {
-            objects.insert(dir, xml);
-        }
-    }
-    Ok(objects)
 }
 
 /// Fails a deck of more than `max_pages` slides before any is read.

@@ -63,7 +63,9 @@ fn walk(
                     }
                     paragraphs.push(read);
                 }
-                "object" if pass == Pass::Text && slide > 0 => embedded(&e, objects, w)?,
+                "object" if pass == Pass::Text && slide > 0 => {
+                    crate::chart::read_object(&attr(&e, "href").unwrap_or_default(), objects, w)?
+                }
                 "table" if pass == Pass::Text => w.start_table(),
                 "table-row" if pass == Pass::Text => w.start_row(false),
                 "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
@@ -71,7 +73,9 @@ fn walk(
             },
             Event::Empty(e) => match e.local_name().as_ref() {
                 "page" => enter_slide(&mut slide, pass, w, titles)?,
-                "object" if pass == Pass::Text && slide > 0 => embedded(&e, objects, w)?,
+                "object" if pass == Pass::Text && slide > 0 => {
+                    crate::chart::read_object(&attr(&e, "href").unwrap_or_default(), objects, w)?
+                }
                 "s" | "tab" if reading => pass.write(w, titles.last_mut(), " "),
                 "line-break" if reading => pass.write(w, titles.last_mut(), "\n"),
                 "table-cell" | "covered-table-cell" if pass == Pass::Text => w.start_cell(),
@@ -110,16 +114,6 @@ fn enter_slide(
             Ok(())
         }
         Pass::Text => begin_slide(w, *slide as u32, titles.get(*slide - 1).map(String::as_str).unwrap_or_default()),
-    }
-}
-
-/// An embedded object (`draw:object`): a chart is read from its own part.
-fn embedded(e: &BytesStart<'_>, objects: &HashMap<String, String>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
-    let Some(href) = attr(e, "href") else { return Ok(()) };
-    let name = href.trim_start_matches("./").trim_end_matches('/');
-    match objects.get(name) {
-        Some(xml) => super::chart::read_odf(xml, &format!("{name}/content.xml"), w),
-        None => Ok(()),
     }
 }
 

@@ -13,7 +13,6 @@ use crate::word::{Para, Writer, malformed};
 use crate::{ExtractError, Limits};
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
-use std::collections::HashMap;
 
 /// Subtrees that are not part of what a reader sees: the fallback copy of
 /// content written twice for older readers (`mc:Fallback`).
@@ -25,7 +24,7 @@ pub(super) fn read(
     w: &mut Writer<'_>,
     limits: &Limits,
 ) -> Result<(), ExtractError> {
-    let rels = relationships(zip, "ppt/presentation.xml")?;
+    let rels = crate::package::relationships(zip, "ppt/presentation.xml")?;
     let ids = related_ids(presentation, "ppt/presentation.xml", "sldId")?;
     check_slides(ids.len(), limits)?;
     for (i, id) in ids.iter().enumerate() {
@@ -40,13 +39,13 @@ pub(super) fn read(
         shapes(&slide, &path, Pass::Title, w, &mut title)?;
         begin_slide(w, number, &title)?;
         shapes(&slide, &path, Pass::Text, w, &mut title)?;
-        let slide_rels = relationships(zip, &path)?;
+        let slide_rels = crate::package::relationships(zip, &path)?;
         for id in related_ids(&slide, &path, "chart")? {
             if let Some((kind, target)) = slide_rels.get(&id)
                 && kind == "chart"
                 && let Some(chart) = crate::archive::text(zip, target, malformed)?
             {
-                super::chart::read(&chart, target, w)?;
+                crate::chart::read(&chart, target, w)?;
             }
         }
         let notes = slide_rels.into_values().find(|(kind, _)| kind == "notesSlide");
@@ -68,43 +67,12 @@ fn related_ids(xml: &str, part: &str, element: &str) -> Result<Vec<String>, Extr
     while let Some(event) = flow.next()? {
         if let Event::Start(e) | Event::Empty(e) = event
             && e.local_name().into_inner() == element
-            && let Some(id) = relationship_id(&e)
+            && let Some(id) = crate::package::relationship_id(&e)
         {
             ids.push(id);
         }
     }
     Ok(ids)
-}
-
-/// The `r:id` of an element: the prefixed `id` attribute (a slide id also
-/// has an unprefixed numeric `id`).
-fn relationship_id(e: &BytesStart<'_>) -> Option<String> {
-    e.attributes()
-        .flatten()
-        .find(|a| a.key.prefix().is_some() && a.key.local_name().as_ref() == "id")
-        .and_then(|a| a.normalized_value(XmlVersion::Implicit1_0).ok().map(|v| v.into_owned()))
-}
-
-/// The relationships of `part` (from `dir/_rels/name.rels`): id → (type's
-/// last path segment, target part's path in the archive). Links to
-/// anything outside the archive are left out.
-fn relationships(zip: &mut Zip<'_>, part: &str) -> Result<HashMap<String, (String, String)>, ExtractError> {
-    let (dir, name) = part.rsplit_once('/').unwrap_or(("", part));
-    let rels_path = format!("{dir}/_rels/{name}.rels");
-    let Some(xml) = crate::archive::text(zip, &rels_path, malformed)? else { return Ok(HashMap::new()) };
-    let mut flow = Flow::new(&xml, &rels_path, &[]);
-    let mut out = HashMap::new();
-    while let Some(event) = flow.next()? {
-        let (Event::Start(e) | Event::Empty(e)) = event else { continue };
-        if e.local_name().as_ref() != "Relationship" || attr(&e, "TargetMode").as_deref() == Some("External") {
-            continue;
-        }
-        if let (Some(id), Some(kind), Some(target)) = (attr(&e, "Id"), attr(&e, "Type"), attr(&e, "Target")) {
-            let kind = kind.rsplit('/').next().unwrap_or_default().to_string();
-            out.insert(id, (kind, crate::archive::resolve(dir, &target)));
-        }
-    }
-    Ok(out)
 }
 
 /// The role a placeholder type gives its shape.

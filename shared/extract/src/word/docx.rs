@@ -2,10 +2,13 @@
 //! of `w:t` runs, `w:tbl` tables of `w:tr` rows of `w:tc` cells. A
 //! paragraph's kind comes from its style (`w:pStyle`, resolved through
 //! `word/styles.xml` so a localised or derived heading style still counts),
-//! its outline level, or its numbering (a list item).
+//! its outline level, or its numbering (a list item). A chart (`c:chart`,
+//! through the document's relationships) is read from its part's cached
+//! data ([`crate::chart`]) after the paragraph, or the outermost table,
+//! that holds it.
 
 use super::xml::{Flow, attr, reference};
-use super::{Para, Writer};
+use super::{Held, Para, Writer};
 use crate::ExtractError;
 use quick_xml::XmlVersion;
 use quick_xml::events::Event;
@@ -15,17 +18,32 @@ use std::collections::HashMap;
 /// text of tracked changes, field codes, and the fallback copy of a drawing.
 const SKIPPED: &[&str] = &["del", "moveFrom", "delText", "instrText", "Fallback"];
 
-pub(super) fn read(body: &str, styles: Option<&str>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+/// The charts a document's relationships name: relationship id → (part,
+/// its XML).
+pub(super) type Charts = HashMap<String, (String, String)>;
+
+pub(super) fn read(body: &str, styles: Option<&str>, charts: &Charts, w: &mut Writer<'_>) -> Result<(), ExtractError> {
     let styles = styles.map(Styles::read).unwrap_or_default();
     let mut flow = Flow::new(body, "word/document.xml", SKIPPED);
     let (mut in_text, mut in_props) = (false, false);
+    // Charts met but not yet written, until the paragraph or outermost
+    // table holding them ends.
+    let mut held = Held::default();
+    let chart = |id: &str, w: &mut Writer<'_>| match charts.get(id) {
+        Some((part, xml)) => crate::chart::read(xml, part, w),
+        None => Ok(()),
+    };
     while let Some(event) = flow.next()? {
         match event {
             Event::Start(e) => match e.local_name().as_ref() {
                 "p" => w.start_paragraph(Para::Body)?,
                 "pPr" => in_props = true,
                 "t" => in_text = true,
-                "tbl" => w.start_table(),
+                "chart" => held.keys.extend(crate::package::relationship_id(&e)),
+                "tbl" => {
+                    held.tables += 1;
+                    w.start_table()
+                }
                 "tr" => w.start_row(false),
                 "tc" => w.start_cell(),
                 _ => {}
@@ -50,13 +68,21 @@ pub(super) fn read(body: &str, styles: Option<&str>, w: &mut Writer<'_>) -> Resu
                 "noBreakHyphen" => w.text("-"),
                 "tblHeader" => w.mark_header_row(),
                 "tc" => w.start_cell(),
+                "chart" => held.keys.extend(crate::package::relationship_id(&e)),
                 _ => {}
             },
             Event::End(e) => match e.local_name().as_ref() {
-                "p" => w.end_paragraph(),
+                "p" => {
+                    w.end_paragraph();
+                    held.write(w, chart)?;
+                }
                 "pPr" => in_props = false,
                 "t" => in_text = false,
-                "tbl" => w.end_table(),
+                "tbl" => {
+                    w.end_table();
+                    held.tables = held.tables.saturating_sub(1);
+                    held.write(w, chart)?;
+                }
                 "tr" => w.end_row()?,
                 _ => {}
             },

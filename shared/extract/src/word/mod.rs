@@ -52,13 +52,48 @@ fn zipped(bytes: &[u8], limits: &Limits, w: &mut Writer) -> Result<Option<String
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "document", malformed)?;
     if let Some(body) = crate::archive::text(&mut zip, "word/document.xml", malformed)? {
         let styles = crate::archive::text(&mut zip, "word/styles.xml", malformed)?;
-        docx::read(&body, styles.as_deref(), w)?;
+        let mut charts = docx::Charts::new();
+        for (id, (kind, part)) in crate::package::relationships(&mut zip, "word/document.xml")? {
+            if kind == "chart"
+                && let Some(xml) = crate::archive::text(&mut zip, &part, malformed)?
+            {
+                charts.insert(id, (part, xml));
+            }
+        }
+        docx::read(&body, styles.as_deref(), &charts, w)?;
         Ok(crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| xml::title(&core)))
     } else if let Some(body) = crate::archive::text(&mut zip, "content.xml", malformed)? {
-        odt::read(&body, w)?;
+        odt::read(&body, &crate::package::embedded_objects(&mut zip)?, w)?;
         Ok(crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| xml::title(&meta)))
     } else {
         Err(malformed("zip archive holds no word/document.xml or content.xml"))
+    }
+}
+
+/// Charts met inside a paragraph or a table, held until it ends: a chart
+/// is written as a paragraph and a table, which cannot stand inside a
+/// paragraph or a table's cell.
+#[derive(Default)]
+pub(crate) struct Held {
+    /// How each chart is found (a relationship id, an object's href).
+    pub(crate) keys: Vec<String>,
+    /// Tables open around the reader.
+    pub(crate) tables: u32,
+}
+
+impl Held {
+    /// Writes the held charts with `read`, unless a table is still open.
+    pub(crate) fn write<'l>(
+        &mut self,
+        w: &mut Writer<'l>,
+        read: impl Fn(&str, &mut Writer<'l>) -> Result<(), ExtractError>,
+    ) -> Result<(), ExtractError> {
+        if self.tables == 0 {
+            for key in std::mem::take(&mut self.keys) {
+                read(&key, w)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -255,7 +290,7 @@ mod tests {
     fn read_docx(xml: &str) -> Document {
         let limits = Limits::default();
         let mut w = Writer::new(&limits);
-        docx::read(xml, None, &mut w).unwrap();
+        docx::read(xml, None, &docx::Charts::new(), &mut w).unwrap();
         w.b.build("t".into(), Kind::Word)
     }
 
@@ -277,7 +312,7 @@ mod tests {
         let limits = Limits { max_nesting: 3, ..Limits::default() };
         let mut w = Writer::new(&limits);
         let deep = format!("<w:body>{}{}</w:body>", "<w:p>".repeat(5), "</w:p>".repeat(5));
-        let err = docx::read(&deep, None, &mut w).unwrap_err();
+        let err = docx::read(&deep, None, &docx::Charts::new(), &mut w).unwrap_err();
         assert_eq!(err.to_string(), "limit exceeded: paragraphs nested more than 3 deep (max_nesting)");
     }
 }

@@ -2,10 +2,13 @@
 //! level, `text:p` paragraphs (list items inside `text:list`), and
 //! `table:table` tables whose `table:table-header-rows` are their header.
 //! A paragraph styled `Title` (directly or through an automatic style that
-//! derives from it) is the document's title line.
+//! derives from it) is the document's title line. An embedded chart
+//! (`draw:object`) is read from its object's local table
+//! ([`crate::chart`]) after the paragraph, or the outermost table, that
+//! holds it.
 
 use super::xml::{Flow, attr, reference};
-use super::{Para, Writer};
+use super::{Held, Para, Writer};
 use crate::ExtractError;
 use quick_xml::XmlVersion;
 use quick_xml::events::Event;
@@ -16,8 +19,10 @@ use std::collections::HashMap;
 /// keep.
 const SKIPPED: &[&str] = &["note", "annotation", "tracked-changes"];
 
-pub(super) fn read(content: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
     let mut flow = Flow::new(content, "content.xml", SKIPPED);
+    let mut held = Held::default();
+    let chart = |href: &str, w: &mut Writer<'_>| crate::chart::read_object(href, objects, w);
     // Automatic styles (`P1`) and the style each derives from (`Title`).
     let mut parents: HashMap<String, String> = HashMap::new();
     let (mut lists, mut header_rows) = (0u32, false);
@@ -39,7 +44,11 @@ pub(super) fn read(content: &str, w: &mut Writer<'_>) -> Result<(), ExtractError
                     w.start_paragraph(kind)?;
                 }
                 "list" => lists += 1,
-                "table" => w.start_table(),
+                "object" => held.keys.extend(attr(&e, "href")),
+                "table" => {
+                    held.tables += 1;
+                    w.start_table()
+                }
                 "table-header-rows" => header_rows = true,
                 "table-row" => w.start_row(header_rows),
                 "table-cell" | "covered-table-cell" => w.start_cell(),
@@ -49,13 +58,21 @@ pub(super) fn read(content: &str, w: &mut Writer<'_>) -> Result<(), ExtractError
                 "style" => derives(&e, &mut parents),
                 "s" | "tab" => w.text(" "),
                 "line-break" => w.line_break(),
+                "object" => held.keys.extend(attr(&e, "href")),
                 "table-cell" | "covered-table-cell" => w.start_cell(),
                 _ => {}
             },
             Event::End(e) => match e.local_name().as_ref() {
-                "h" | "p" => w.end_paragraph(),
+                "h" | "p" => {
+                    w.end_paragraph();
+                    held.write(w, chart)?;
+                }
                 "list" => lists = lists.saturating_sub(1),
-                "table" => w.end_table(),
+                "table" => {
+                    w.end_table();
+                    held.tables = held.tables.saturating_sub(1);
+                    held.write(w, chart)?;
+                }
                 "table-header-rows" => header_rows = false,
                 "table-row" => w.end_row()?,
                 _ => {}

@@ -1,5 +1,7 @@
-//! Charts of Office Open XML decks (`ppt/charts/chartN.xml`, DrawingML's
-//! `c:chartSpace`), read from the values the file caches for its readers:
+//! Charts of Office Open XML decks and documents (`ppt/charts/chartN.xml`,
+//! `word/charts/chartN.xml`: DrawingML's `c:chartSpace`) and of
+//! OpenDocument ones (an embedded object's `content.xml`), read from the
+//! values the file caches for its readers:
 //! a chart is what its data says, so it becomes its title as a paragraph
 //! (`Chart: …`) and a table whose header row is the category axis and the
 //! series' names, one row a category (bar, line, area, pie, radar…) or an
@@ -12,7 +14,7 @@ use crate::word::xml::{Flow, attr, reference};
 use crate::word::{Para, Writer};
 use quick_xml::XmlVersion;
 use quick_xml::events::Event;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Default)]
 struct Series {
@@ -46,7 +48,7 @@ enum Slot {
     Value,
 }
 
-pub(super) fn read(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+pub(crate) fn read(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
     let mut flow = Flow::new(xml, part, &["Fallback", "extLst", "txPr", "spPr"]);
     let mut c = Parsed::default();
     // Open elements by local name; the text's destination follows from them.
@@ -186,7 +188,7 @@ fn write(w: &mut Writer<'_>, title: &str, axis: &str, scatter: bool, series: &[S
 }
 
 /// A chart's paragraph: `Chart: TITLE`, or `Chart` for an untitled one.
-pub(super) fn heading(w: &mut Writer<'_>, title: &str) -> Result<(), ExtractError> {
+fn heading(w: &mut Writer<'_>, title: &str) -> Result<(), ExtractError> {
     let title = one_line(title);
     w.start_paragraph(Para::Body)?;
     w.text(&if title.is_empty() { "Chart".to_string() } else { format!("Chart: {title}") });
@@ -195,7 +197,7 @@ pub(super) fn heading(w: &mut Writer<'_>, title: &str) -> Result<(), ExtractErro
 }
 
 /// What the first column holds when its axis has no title.
-pub(super) fn first_column(axis: &str, scatter: bool) -> String {
+fn first_column(axis: &str, scatter: bool) -> String {
     let axis = one_line(axis);
     match (axis.is_empty(), scatter) {
         (false, _) => axis,
@@ -205,11 +207,7 @@ pub(super) fn first_column(axis: &str, scatter: bool) -> String {
 }
 
 /// A chart's data as a table: the header row, then one row per category.
-pub(super) fn grid(
-    w: &mut Writer<'_>,
-    header: Vec<String>,
-    rows: impl Iterator<Item = Vec<String>>,
-) -> Result<(), ExtractError> {
+fn grid(w: &mut Writer<'_>, header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Result<(), ExtractError> {
     w.start_table();
     for (i, cells) in std::iter::once(header).chain(rows).enumerate() {
         w.start_row(i == 0);
@@ -229,13 +227,29 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// An OpenDocument chart (the `content.xml` of an odp's embedded object):
+/// An embedded object (`draw:object`, by its `xlink:href`) of an odp or
+/// odt: a chart is read from its own part, one of `objects`
+/// ([`crate::package::embedded_objects`]).
+pub(crate) fn read_object(
+    href: &str,
+    objects: &HashMap<String, String>,
+    w: &mut Writer<'_>,
+) -> Result<(), ExtractError> {
+    let name = href.trim_start_matches("./").trim_end_matches('/');
+    match objects.get(name) {
+        Some(xml) => read_odf(xml, &format!("{name}/content.xml"), w),
+        None => Ok(()),
+    }
+}
+
+/// An OpenDocument chart (the `content.xml` of an odp's or odt's embedded
+/// object):
 /// its `chart:title` and the local table that holds its data. Each
 /// `chart:series` names the table's column of its values and, for a
 /// scatter chart, the column of its x values (`chart:domain`); the first
 /// column holds the categories otherwise. Written as a pptx chart is;
 /// nothing is written for an object that is not a chart (a formula).
-pub(super) fn read_odf(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
+pub(crate) fn read_odf(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), ExtractError> {
     let mut flow = Flow::new(xml, part, &["annotation"]);
     let mut path: Vec<String> = Vec::new();
     let (mut chart, mut title) = (false, String::new());

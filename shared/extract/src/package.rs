@@ -1,0 +1,61 @@
+//! Parts of Office Open XML and OpenDocument packages that readers of
+//! several kinds follow: an OOXML part's relationships (a slide's or a
+//! document's charts, a deck's slides) and an ODF file's embedded objects
+//! (charts).
+
+use crate::ExtractError;
+use crate::archive::Zip;
+use crate::word::malformed;
+use crate::word::xml::{Flow, attr};
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+use std::collections::HashMap;
+
+/// The `r:id` of an element: the prefixed `id` attribute (a slide id also
+/// has an unprefixed numeric `id`).
+pub(crate) fn relationship_id(e: &BytesStart<'_>) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.prefix().is_some() && a.key.local_name().as_ref() == "id")
+        .and_then(|a| a.normalized_value(XmlVersion::Implicit1_0).ok().map(|v| v.into_owned()))
+}
+
+/// The relationships of `part` (from `dir/_rels/name.rels`): id → (type's
+/// last path segment, target part's path in the archive). Links to
+/// anything outside the archive are left out.
+pub(crate) fn relationships(zip: &mut Zip<'_>, part: &str) -> Result<HashMap<String, (String, String)>, ExtractError> {
+    let (dir, name) = part.rsplit_once('/').unwrap_or(("", part));
+    let rels_path = format!("{dir}/_rels/{name}.rels");
+    let Some(xml) = crate::archive::text(zip, &rels_path, malformed)? else { return Ok(HashMap::new()) };
+    let mut flow = Flow::new(&xml, &rels_path, &[]);
+    let mut out = HashMap::new();
+    while let Some(event) = flow.next()? {
+        let (Event::Start(e) | Event::Empty(e)) = event else { continue };
+        if e.local_name().as_ref() != "Relationship" || attr(&e, "TargetMode").as_deref() == Some("External") {
+            continue;
+        }
+        if let (Some(id), Some(kind), Some(target)) = (attr(&e, "Id"), attr(&e, "Type"), attr(&e, "Target")) {
+            let kind = kind.rsplit('/').next().unwrap_or_default().to_string();
+            out.insert(id, (kind, crate::archive::resolve(dir, &target)));
+        }
+    }
+    Ok(out)
+}
+
+/// The `content.xml` of each object an odp or odt embeds (`Object 1/content.xml`:
+/// charts, formulas), by its folder.
+pub(crate) fn embedded_objects(zip: &mut Zip<'_>) -> Result<HashMap<String, String>, ExtractError> {
+    let names: Vec<String> = zip
+        .file_names()
+        .flatten()
+        .filter_map(|n| n.strip_suffix("/content.xml").map(str::to_string))
+        .filter(|dir| !dir.is_empty() && !dir.contains('/'))
+        .collect();
+    let mut objects = HashMap::new();
+    for dir in names {
+        if let Some(xml) = crate::archive::text(zip, &format!("{dir}/content.xml"), malformed)? {
+            objects.insert(dir, xml);
+        }
+    }
+    Ok(objects)
+}
