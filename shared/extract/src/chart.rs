@@ -3,8 +3,8 @@
 //! OpenDocument ones (an embedded object's `content.xml`), read from the
 //! values the file caches for its readers:
 //! a chart is what its data says, so it becomes its title as a paragraph
-//! (`Chart: …`) and a table whose header row is the category axis and the
-//! series' names, one row a category (bar, line, area, pie, radar…) or an
+//! (`Chart: …`) and a table whose header row is the category axis (its
+//! title, else the chart's) and the series' names, one row a category (bar, line, area, pie, radar…) or an
 //! x value (scatter, bubble). Series that do not share their categories get
 //! tables of their own. Percent formats (`0%`, `0.0%`) are applied, as the
 //! chart shows them; other values are written as cached.
@@ -160,7 +160,6 @@ fn write(w: &mut Writer<'_>, title: &str, axis: &str, scatter: bool, series: &[S
         return Ok(());
     }
     heading(w, title)?;
-    let first = first_column(axis, scatter);
     // Consecutive series over the same categories share a table.
     let mut start = 0;
     while start < series.len() {
@@ -168,11 +167,15 @@ fn write(w: &mut Writer<'_>, title: &str, axis: &str, scatter: bool, series: &[S
             .find(|&i| series[i].categories != series[start].categories)
             .unwrap_or(series.len());
         let group = &series[start..end];
-        let names = group.iter().enumerate().map(|(i, s)| {
-            let name = one_line(&s.name);
-            if name.is_empty() { format!("Series {}", i + 1) } else { name }
-        });
-        let header = std::iter::once(first.clone()).chain(names).collect();
+        let names: Vec<String> = group
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let name = one_line(&s.name);
+                if name.is_empty() { format!("Series {}", i + 1) } else { name }
+            })
+            .collect();
+        let header = std::iter::once(first_column(axis, title, scatter, &names)).chain(names).collect();
         let mut indices: Vec<u32> =
             group.iter().flat_map(|s| s.categories.keys().chain(s.values.keys())).copied().collect();
         indices.sort_unstable();
@@ -196,13 +199,18 @@ fn heading(w: &mut Writer<'_>, title: &str) -> Result<(), ExtractError> {
     Ok(())
 }
 
-/// What the first column holds when its axis has no title.
-fn first_column(axis: &str, scatter: bool) -> String {
-    let axis = one_line(axis);
-    match (axis.is_empty(), scatter) {
-        (false, _) => axis,
-        (true, true) => "X".into(),
-        (true, false) => "Category".into(),
+/// The first column's header: its axis's title; for categories without
+/// one, the chart's title (unless a series is named so), so that every
+/// chunk of the table (each repeats the header row) says what the numbers
+/// are; else `Category` (or `X`).
+fn first_column(axis: &str, title: &str, scatter: bool, names: &[String]) -> String {
+    let (axis, title) = (one_line(axis), one_line(title));
+    let told = title.is_empty() || names.iter().any(|n| n.eq_ignore_ascii_case(&title));
+    match (axis.is_empty(), scatter, told) {
+        (false, _, _) => axis,
+        (true, true, _) => "X".into(),
+        (true, false, false) => title,
+        (true, false, true) => "Category".into(),
     }
 }
 
@@ -316,8 +324,9 @@ pub(crate) fn read_odf(xml: &str, part: &str, w: &mut Writer<'_>) -> Result<(), 
         // The categories' column may be headed; a scatter chart's x column is
         // headed by a made-up series name.
         let first = if x.is_none() { Some(cell(&header, 0)).filter(|h| !h.trim().is_empty()) } else { None };
-        let names = group.iter().map(|&(v, _)| cell(&header, v));
-        let head = std::iter::once(first.unwrap_or_else(|| first_column("", x.is_some()))).chain(names).collect();
+        let names: Vec<String> = group.iter().map(|&(v, _)| cell(&header, v)).collect();
+        let first = first.unwrap_or_else(|| first_column("", &title, x.is_some(), &names));
+        let head = std::iter::once(first).chain(names).collect();
         let body = rows.iter().map(|r| {
             let label = cell(r, x.unwrap_or(0));
             std::iter::once(label).chain(group.iter().map(|&(v, _)| cell(r, v))).collect()

@@ -131,7 +131,7 @@ fn a_chart_reads_as_a_table_of_its_data_after_its_paragraph() {
             // chart is read after the paragraph that holds it.
             ("p", "Returns stayed under two percent in both regions."),
             ("p", "Chart: Units sold per quarter"),
-            ("row 1 header", "Category | North | South"),
+            ("row 1 header", "Units sold per quarter | North | South"),
             ("row 2", "Q1 2026 | 410 | 260"),
             ("row 3", "Q2 2026 | 455 | 280"),
             ("row 4", "Q3 2026 | 390 | 310"),
