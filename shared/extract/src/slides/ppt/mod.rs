@@ -22,6 +22,7 @@ mod stream;
 use super::{Role, begin_slide, check_slides};
 use crate::word::{Para, Writer, malformed};
 use crate::{ExtractError, Limits};
+use std::collections::HashSet;
 use stream::{Deck, NOTES, Record, SLIDE, TEXT_BYTES, TEXT_CHARS, TEXT_HEADER, slide_list};
 
 const PLACEHOLDER: u16 = 0x0BC3;
@@ -53,11 +54,17 @@ pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<
     let slides = slide_list(document, 0);
     check_slides(slides.len(), limits)?;
     let notes = deck.notes_of_slides(document);
+    // A slide record the list names twice is read once: no deck does that,
+    // and a crafted one could make every slide the same large drawing.
+    let mut read_once = HashSet::new();
     for (i, entry) in slides.iter().enumerate() {
         let number = i as u32 + 1;
         let slide = deck
             .object(entry.persist, SLIDE)
             .ok_or_else(|| malformed(&format!("slide {number}: its record is missing")))?;
+        if !read_once.insert(slide.body.as_ptr()) {
+            continue;
+        }
         let mut shapes = Vec::new();
         collect(slide, &entry.texts, 0, &mut shapes);
         if shapes.is_empty() {
@@ -284,5 +291,32 @@ mod tests {
                 (Role::Text, "Revenue grew\rCosts fell\u{b}in every region"),
             ]
         );
+    }
+
+    #[test]
+    fn a_slide_record_named_twice_is_read_once() {
+        // One slide record, listed as three slides of a deck whose
+        // compound file is written here by `cfb`.
+        let body = record(CLIENT_TEXTBOX, 0, &record(TEXT_BYTES, 0, b"Only once"));
+        let slide = record(SLIDE, 0, &record(SHAPE, 0, &body));
+        let list: Vec<u8> = (0..3).flat_map(|_| record(SLIDE_PERSIST, 0, &u32s(&[2, 0, 0, 256, 0]))).collect();
+        let document = record(DOCUMENT, 0, &record(SLIDE_LIST, 0, &list));
+        let mut stream = slide.clone();
+        stream.extend(&document);
+        let directory_at = stream.len() as u32;
+        stream.extend(record(0x1772, 0, &u32s(&[1 | 2 << 20, slide.len() as u32, 0])));
+        let edit_at = stream.len() as u32;
+        stream.extend(record(0x0FF5, 0, &u32s(&[0, 0, 0, directory_at, 1, 3, 0])));
+        let user = record(0x0FF6, 0, &u32s(&[20, 0xE391_C05F, edit_at, 0, 0]));
+        let mut file = cfb::CompoundFile::create(std::io::Cursor::new(Vec::new())).unwrap();
+        for (name, bytes) in [("PowerPoint Document", &stream), ("Current User", &user)] {
+            std::io::Write::write_all(&mut file.create_stream(name).unwrap(), bytes).unwrap();
+        }
+        let bytes = file.into_inner().into_inner();
+        let limits = Limits::default();
+        let mut w = Writer::new(&limits);
+        read(&bytes, &mut w, &limits).unwrap();
+        let doc = w.build(None, "twice.ppt", ragpipe_core::Kind::Presentation);
+        assert_eq!(doc.text, "Slide 1\n\nOnly once");
     }
 }
