@@ -54,7 +54,7 @@ pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<
     let slides = slide_list(document, 0);
     check_slides(slides.len(), limits)?;
     let notes = deck.notes_of_slides(document);
-    // A slide record the list names twice is read once: no deck does that,
+    // A slide or notes record named twice is read once: no deck does that,
     // and a crafted one could make every slide the same large drawing.
     let mut read_once = HashSet::new();
     for (i, entry) in slides.iter().enumerate() {
@@ -80,7 +80,8 @@ pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<
             .collect();
         begin_slide(w, number, &title.join(" ").replace(['\r', '\u{b}'], " "))?;
         write(w, &shapes)?;
-        if let Some(notes) = notes.get(&entry.slide_id).and_then(|&p| deck.object(p, NOTES)) {
+        let notes = notes.get(&entry.slide_id).and_then(|&p| deck.object(p, NOTES));
+        if let Some(notes) = notes.filter(|n| read_once.insert(n.body.as_ptr())) {
             let mut shapes = Vec::new();
             collect(notes, &[], 0, &mut shapes);
             write(w, &shapes)?;
