@@ -33,6 +33,7 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
                     section.flush(doc, &path, counter, cfg, &mut out);
                     let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
                     let (header, _) = fit_header(&doc.title, &names, counter, cfg);
+                    let header = captioned(doc, i, &names, header, counter, cfg);
                     let ctx = Context { section: &names, header: &header, page: block.page };
                     table::pack(doc, i, &ctx, counter, cfg, &mut out);
                 }
@@ -110,6 +111,39 @@ impl Section {
 /// eat more than a quarter of the budget: first to title and innermost
 /// section, then to nothing. Returns the header and the tokens it costs in
 /// `text` (its own plus the blank line, which costs none).
+/// The short paragraph right before the table starting at block `i` (a
+/// caption, a chart's title, "Fees per plan:"), which the table's chunks
+/// carry in their header: a row is then found by what the table is about.
+fn caption(doc: &Document, i: usize) -> Option<String> {
+    let before = doc.blocks.get(i.checked_sub(1)?)?;
+    if before.kind != BlockKind::Paragraph || before.page != doc.blocks[i].page {
+        return None;
+    }
+    let words: Vec<&str> = doc.slice(before).split_whitespace().collect();
+    (!words.is_empty() && words.len() <= CAPTION_WORDS).then(|| words.join(" "))
+}
+
+/// A table's header with its caption after the section path, when the
+/// header has room for it (a quarter of the budget, as [`fit_header`]);
+/// else the header as it was.
+fn captioned(
+    doc: &Document,
+    i: usize,
+    names: &[String],
+    header: String,
+    counter: &dyn TokenCounter,
+    cfg: &ChunkConfig,
+) -> String {
+    let Some(caption) = caption(doc, i).filter(|_| cfg.contextual_header) else { return header };
+    let mut told = names.to_vec();
+    told.push(caption);
+    let full = header_for(&doc.title, &told);
+    if crate::measure(counter, &full) <= cfg.budget / 4 { full } else { header }
+}
+
+/// The most words a paragraph before a table has to be its caption.
+const CAPTION_WORDS: usize = 20;
+
 fn fit_header(title: &str, names: &[String], counter: &dyn TokenCounter, cfg: &ChunkConfig) -> (String, usize) {
     if !cfg.contextual_header {
         return (String::new(), 0);

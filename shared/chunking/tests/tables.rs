@@ -291,7 +291,15 @@ fn html_tables_chunk_as_tables_inside_their_section() {
     assert_eq!(table.len(), chunks.len() - 2);
     for c in &table {
         assert!(c.locator.sheet.is_none() && c.locator.to_string().starts_with("#char="));
-        assert!(c.text.starts_with("Inventory > Hosts\n\nHost | Address | Rack\nhost-"));
+        // The short paragraph before the table is its caption: every chunk
+        // of the table carries it in its header.
+        assert!(
+            c.text.starts_with(
+                "Inventory > Hosts > Every host we run, with its address.\n\nHost | Address | Rack\nhost-"
+            ),
+            "{}",
+            c.text
+        );
     }
 }
 
@@ -299,7 +307,11 @@ fn html_tables_chunk_as_tables_inside_their_section() {
 fn markdown_tables_chunk_as_tables() {
     let tok = tokenizer();
     let rows: String = (1..=60).map(|i| format!("| `opt-{i}` | {} | Sets option {i}. |\n", i * 3)).collect();
-    let md = format!("# Options\n\nAll options.\n\n| Name | Default | Meaning |\n|---|--:|---|\n{rows}\nDone.\n");
+    // A paragraph of more than 20 words before a table is prose, not its
+    // caption: the table's chunks do not carry it.
+    let intro = "Every option the tool reads from its configuration file, with the value it takes when the file \
+                 leaves it out and what it changes.";
+    let md = format!("# Options\n\n{intro}\n\n| Name | Default | Meaning |\n|---|--:|---|\n{rows}\nDone.\n");
     let doc = from_source("options.md", &md);
     let cfg = cfg(128, TableRows::Linearised);
     let chunks = chunk_document(&doc, &tok, &cfg);
