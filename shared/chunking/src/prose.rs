@@ -111,16 +111,20 @@ impl Section {
 /// eat more than a quarter of the budget: first to title and innermost
 /// section, then to nothing. Returns the header and the tokens it costs in
 /// `text` (its own plus the blank line, which costs none).
-/// The short paragraph right before the table starting at block `i` (a
-/// caption, a chart's title, "Fees per plan:"), which the table's chunks
-/// carry in their header: a row is then found by what the table is about.
+/// The short paragraph right before the table starting at block `i`, if it
+/// is a label rather than a sentence (a caption, a chart's title, "Fees per
+/// plan:"): the table's chunks carry it in their header, so a row is found
+/// by what the table is about.
 fn caption(doc: &Document, i: usize) -> Option<String> {
     let before = doc.blocks.get(i.checked_sub(1)?)?;
     if before.kind != BlockKind::Paragraph || before.page != doc.blocks[i].page {
         return None;
     }
     let words: Vec<&str> = doc.slice(before).split_whitespace().collect();
-    (!words.is_empty() && words.len() <= CAPTION_WORDS).then(|| words.join(" "))
+    // A sentence is prose (the paragraph before a layout table, a note);
+    // a caption is a label: "Table 4.1. The files", "Fees per plan:".
+    let sentence = words.last().is_some_and(|w| w.ends_with(['.', '!', '?']));
+    (!words.is_empty() && words.len() <= CAPTION_WORDS && !sentence).then(|| words.join(" "))
 }
 
 /// A table's header with its caption after the section path, when the

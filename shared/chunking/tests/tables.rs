@@ -275,7 +275,7 @@ fn html_tables_chunk_as_tables_inside_their_section() {
         (1..=80).map(|i| format!("<tr><td>host-{i}</td><td>10.0.{i}.1</td><td>rack {}</td></tr>", i % 7)).collect();
     let html = format!(
         "<html><head><title>Inventory</title></head><body><h1>Inventory</h1><h2>Hosts</h2>\
-         <p>Every host we run, with its address.</p>\
+         <p>Every host we run, with its address:</p>\
          <table><thead><tr><th>Host</th><th>Address</th><th>Rack</th></tr></thead><tbody>{rows}</tbody></table>\
          <p>Addresses are static.</p></body></html>"
     );
@@ -286,7 +286,7 @@ fn html_tables_chunk_as_tables_inside_their_section() {
     check(&doc, &chunks, &tok, &cfg);
     let table: Vec<&Chunk> = chunks.iter().filter(|c| c.content.starts_with("Host | Address | Rack\n")).collect();
     assert!(table.len() >= 3, "{} table chunks", table.len());
-    assert_eq!(chunks[0].content, "Every host we run, with its address.");
+    assert_eq!(chunks[0].content, "Every host we run, with its address:");
     assert_eq!(chunks.last().unwrap().content, "Addresses are static.");
     assert_eq!(table.len(), chunks.len() - 2);
     for c in &table {
@@ -295,7 +295,7 @@ fn html_tables_chunk_as_tables_inside_their_section() {
         // of the table carries it in its header.
         assert!(
             c.text.starts_with(
-                "Inventory > Hosts > Every host we run, with its address.\n\nHost | Address | Rack\nhost-"
+                "Inventory > Hosts > Every host we run, with its address:\n\nHost | Address | Rack\nhost-"
             ),
             "{}",
             c.text
