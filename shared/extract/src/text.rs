@@ -91,6 +91,26 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
     }
 }
 
+/// The encoding of a Windows code page (RTF's `\ansicpgN`, an OLE property
+/// set's code page); Western European (1252, RTF's default) for one
+/// encoding_rs does not know.
+pub(crate) fn code_page(cp: i32) -> &'static encoding_rs::Encoding {
+    match cp {
+        65001 => encoding_rs::UTF_8,
+        932 => encoding_rs::SHIFT_JIS,
+        936 => encoding_rs::GBK,
+        949 => encoding_rs::EUC_KR,
+        950 => encoding_rs::BIG5,
+        866 => encoding_rs::IBM866,
+        874 => encoding_rs::WINDOWS_874,
+        10000 => encoding_rs::MACINTOSH,
+        1250..=1258 => {
+            encoding_rs::Encoding::for_label(format!("windows-{cp}").as_bytes()).unwrap_or(encoding_rs::WINDOWS_1252)
+        }
+        _ => encoding_rs::WINDOWS_1252,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,8 +40,8 @@ const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
     let mut w = Writer::new(limits);
     if bytes.starts_with(&OLE_MAGIC) {
-        ppt::read(bytes, &mut w, limits)?;
-        return Ok(w.build(None, name, Kind::Presentation));
+        let title = ppt::read(bytes, &mut w, limits)?;
+        return Ok(w.build(title, name, Kind::Presentation));
     }
     if !bytes.starts_with(b"PK") {
         return Err(malformed("not a pptx, odp or ppt file (no zip archive or OLE compound file)"));

@@ -285,7 +285,7 @@ impl Reader<'_, '_> {
                 self.fallback = self.st.uc;
             }
             "uc" => self.st.uc = arg.unwrap_or(1).clamp(0, 16) as usize,
-            "ansicpg" => self.encoding = code_page(arg.unwrap_or(1252)),
+            "ansicpg" => self.encoding = crate::text::code_page(arg.unwrap_or(1252)),
             "mac" => self.encoding = encoding_rs::MACINTOSH,
             "par" | "sect" => self.paragraph_break()?,
             "line" => {
@@ -468,22 +468,5 @@ impl Reader<'_, '_> {
             self.table = false;
         }
         Ok(())
-    }
-}
-
-/// The encoding of a Windows code page (`\ansicpgN`); Western European
-/// (1252, RTF's default) for one encoding_rs does not know.
-fn code_page(cp: i32) -> &'static Encoding {
-    match cp {
-        65001 => encoding_rs::UTF_8,
-        932 => encoding_rs::SHIFT_JIS,
-        936 => encoding_rs::GBK,
-        949 => encoding_rs::EUC_KR,
-        950 => encoding_rs::BIG5,
-        866 => encoding_rs::IBM866,
-        874 => encoding_rs::WINDOWS_874,
-        10000 => encoding_rs::MACINTOSH,
-        1250..=1258 => Encoding::for_label(format!("windows-{cp}").as_bytes()).unwrap_or(encoding_rs::WINDOWS_1252),
-        _ => encoding_rs::WINDOWS_1252,
     }
 }

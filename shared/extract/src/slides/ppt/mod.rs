@@ -11,12 +11,13 @@
 //! as a table, its cells put in rows and columns by their anchors. The
 //! speaker notes come from the notes slide whose atom names the slide. A
 //! field (slide number, date, footer) is left out of the text it stands in.
-//! The deck is named by its first titled slide (the file's property set,
-//! where PowerPoint keeps a title too, is not read).
+//! The deck is named by the title in its summary properties
+//! ([`properties`]), else by its first titled slide.
 //!
 //! Not read: charts and other embedded OLE objects, pictures, comments.
 //! Encrypted decks and PowerPoint 95 files are refused with the reason.
 
+mod properties;
 mod stream;
 
 use super::{Role, begin_slide, check_slides};
@@ -46,8 +47,9 @@ const LINE: u16 = 20;
 /// few groups; a hostile file could nest thousands).
 const MAX_DEPTH: usize = 32;
 
-/// Reads a `.ppt` into `w`, a slide a page.
-pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<(), ExtractError> {
+/// Reads a `.ppt` into `w`, a slide a page; returns the title its
+/// properties name.
+pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<Option<String>, ExtractError> {
     let deck = crate::unpanicked(|| Deck::open(bytes))
         .map_err(|panic| malformed(&format!("the compound file reader stopped on it: {panic}")))??;
     let document = deck.document()?;
@@ -87,7 +89,7 @@ pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<
             write(w, &shapes)?;
         }
     }
-    Ok(())
+    Ok(deck.title.clone())
 }
 
 /// What a slide shows: a text box (paragraphs split by `\r`, lines by

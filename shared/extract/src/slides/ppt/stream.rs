@@ -96,6 +96,8 @@ pub(super) struct Deck {
     stream: Vec<u8>,
     /// Persist id → offset of the object's record, as of the last save.
     directory: HashMap<u32, usize>,
+    /// The title in the file's summary properties.
+    pub(super) title: Option<String>,
     /// The persist id of the document container.
     document: u32,
 }
@@ -120,6 +122,8 @@ impl Deck {
             stream.read_to_end(&mut out).map_err(|e| malformed(&format!("{name} stream: {e}")))?;
             Ok(out)
         };
+        // A deck without summary properties (or with broken ones) has no title there.
+        let title = read("\u{5}SummaryInformation").ok().and_then(|set| super::properties::title(&set));
         let stream = read("PowerPoint Document")?;
         let user = read("Current User")?;
         let current = Record::at(&user, 0)
@@ -130,7 +134,7 @@ impl Deck {
         }
         let newest = current.u32_at(8).ok_or_else(|| malformed("current user record cut short"))? as usize;
         let (directory, document) = directory(&stream, newest)?;
-        Ok(Deck { stream, directory, document })
+        Ok(Deck { stream, directory, document, title })
     }
 
     /// The record of persist object `id` if it is of `kind`.
