@@ -36,6 +36,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// charts in decks are read as tables; 5: Opus sound and archives are read).
 pub const EXTRACTOR_VERSION: &str = "5";
 
+/// The first bytes of an OLE compound file: a legacy binary Office file
+/// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.
+pub(crate) const COMPOUND_FILE: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
 /// Why a document could not be extracted. The messages are shown to admins
 /// as the failure reason, so they say exactly what is wrong with the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -16,10 +16,21 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<String, ExtractError> {
     } else {
         match std::str::from_utf8(bytes) {
             Ok(s) => s.to_string(),
-            Err(_) => bytes.iter().map(|&b| b as char).collect(),
+            Err(_) => latin1(bytes),
         }
     };
     Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+/// Bytes as UTF-16LE code units (a trailing odd byte dropped; unpaired
+/// surrogates replaced).
+pub(crate) fn utf16le(bytes: &[u8]) -> String {
+    String::from_utf16_lossy(&bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect::<Vec<_>>())
+}
+
+/// Bytes as Latin-1: each byte the character of the same number.
+pub(crate) fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
 }
 
 fn utf16(bytes: &[u8]) -> Option<Vec<u16>> {

@@ -26,11 +26,8 @@ use crate::embedded::Carried;
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{BlockKind, Document, Kind};
 
-/// The first bytes of an OLE compound file, which an Outlook `.msg` is.
-const COMPOUND_FILE: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
-
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
-    if bytes.starts_with(COMPOUND_FILE) {
+    if bytes.starts_with(crate::COMPOUND_FILE) {
         outlook::extract(name, bytes, limits)
     } else {
         mime::extract(name, bytes, limits)

@@ -34,12 +34,9 @@ use crate::word::{Para, Writer, malformed};
 use crate::{ExtractError, Limits};
 use ragpipe_core::{Document, Kind};
 
-/// The first bytes of an OLE compound file (a legacy binary Office file).
-const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
-
 pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
     let mut w = Writer::new(limits);
-    if bytes.starts_with(&OLE_MAGIC) {
+    if bytes.starts_with(crate::COMPOUND_FILE) {
         let title = ppt::read(bytes, &mut w, limits)?;
         return Ok(w.build(title, name, Kind::Presentation));
     }

@@ -37,7 +37,7 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     let mut w = Writer::new(limits);
     let title = if bytes.starts_with(b"{\\rtf") {
         rtf::read(bytes, limits, &mut w)?
-    } else if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+    } else if bytes.starts_with(crate::COMPOUND_FILE) {
         doc::read(bytes, &mut w)?
     } else if bytes.starts_with(b"PK") {
         zipped(bytes, limits, &mut w)?

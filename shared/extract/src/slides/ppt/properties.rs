@@ -3,6 +3,8 @@
 //! string in the set's code page (`PIDSI_CODEPAGE`) or UTF-16. What
 //! PowerPoint shows as the file's title, as a pptx's `docProps/core.xml`.
 
+use crate::text::utf16le;
+
 /// The property ids of the code page and the title.
 const CODE_PAGE: u32 = 1;
 const TITLE: u32 = 2;
@@ -34,17 +36,13 @@ pub(super) fn title(set: &[u8]) -> Option<String> {
     let at = value(TITLE)?;
     let len = u32_at(at + 4)? as usize;
     let text = match u32_at(at)? & 0xFFFF {
-        LPSTR if code_page == UTF16 => utf16(set.get(at + 8..(at + 8).checked_add(len)?)?),
+        LPSTR if code_page == UTF16 => utf16le(set.get(at + 8..(at + 8).checked_add(len)?)?),
         LPSTR => crate::text::code_page(code_page).decode(set.get(at + 8..(at + 8).checked_add(len)?)?).0.into_owned(),
-        LPWSTR => utf16(set.get(at + 8..(at + 8).checked_add(len.checked_mul(2)?)?)?),
+        LPWSTR => utf16le(set.get(at + 8..(at + 8).checked_add(len.checked_mul(2)?)?)?),
         _ => return None,
     };
     let title = text.trim_end_matches('\0').split_whitespace().collect::<Vec<_>>().join(" ");
     (!title.is_empty()).then_some(title)
-}
-
-fn utf16(bytes: &[u8]) -> String {
-    String::from_utf16_lossy(&bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect::<Vec<_>>())
 }
 
 #[cfg(test)]

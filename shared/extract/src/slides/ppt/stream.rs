@@ -81,11 +81,8 @@ impl<'a> Record<'a> {
     /// (the low byte of its UTF-16 code unit).
     pub(super) fn text(self) -> Option<String> {
         match self.kind {
-            TEXT_CHARS => {
-                let units: Vec<u16> = self.body.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
-                Some(String::from_utf16_lossy(&units))
-            }
-            TEXT_BYTES => Some(self.body.iter().map(|&b| char::from(b)).collect()),
+            TEXT_CHARS => Some(crate::text::utf16le(self.body)),
+            TEXT_BYTES => Some(crate::text::latin1(self.body)),
             _ => None,
         }
     }
