@@ -32,8 +32,7 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
                 if table::starts_run(doc, i) {
                     section.flush(doc, &path, counter, cfg, &mut out);
                     let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
-                    let (header, _) = fit_header(&doc.title, &names, counter, cfg);
-                    let header = captioned(doc, i, &names, header, counter, cfg);
+                    let (header, _) = fit_header(&doc.title, &names, caption(doc, i), counter, cfg);
                     let ctx = Context { section: &names, header: &header, page: block.page };
                     table::pack(doc, i, &ctx, counter, cfg, &mut out);
                 }
@@ -95,7 +94,7 @@ impl Section {
             return;
         }
         let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
-        let (header, header_tokens) = fit_header(&doc.title, &names, counter, cfg);
+        let (header, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
         let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
         let units: Vec<Unit> = self
             .blocks
@@ -107,10 +106,6 @@ impl Section {
     }
 }
 
-/// The header for a section, shortened when a deep or long heading path would
-/// eat more than a quarter of the budget: first to title and innermost
-/// section, then to nothing. Returns the header and the tokens it costs in
-/// `text` (its own plus the blank line, which costs none).
 /// The short paragraph right before the table starting at block `i`, if it
 /// is a label rather than a sentence (a caption, a chart's title, "Fees per
 /// plan:"): the table's chunks carry it in their header, so a row is found
@@ -127,32 +122,34 @@ fn caption(doc: &Document, i: usize) -> Option<String> {
     (!words.is_empty() && words.len() <= CAPTION_WORDS && !sentence).then(|| words.join(" "))
 }
 
-/// A table's header with its caption after the section path, when the
-/// header has room for it (a quarter of the budget, as [`fit_header`]);
-/// else the header as it was.
-fn captioned(
-    doc: &Document,
-    i: usize,
-    names: &[String],
-    header: String,
-    counter: &dyn TokenCounter,
-    cfg: &ChunkConfig,
-) -> String {
-    let Some(caption) = caption(doc, i).filter(|_| cfg.contextual_header) else { return header };
-    let mut told = names.to_vec();
-    told.push(caption);
-    let full = header_for(&doc.title, &told);
-    if crate::measure(counter, &full) <= cfg.budget / 4 { full } else { header }
-}
-
 /// The most words a paragraph before a table has to be its caption.
 const CAPTION_WORDS: usize = 20;
 
-fn fit_header(title: &str, names: &[String], counter: &dyn TokenCounter, cfg: &ChunkConfig) -> (String, usize) {
+/// The header for a section, shortened when a deep or long heading path would
+/// eat more than a quarter of the budget: first to title and innermost
+/// section, then to nothing. Returns the header and the tokens it costs in
+/// `text` (its own plus the blank line, which costs none). A table's
+/// `caption` ([`caption`]) follows the path when the whole still fits, and
+/// is the first thing dropped when it does not.
+fn fit_header(
+    title: &str,
+    names: &[String],
+    caption: Option<String>,
+    counter: &dyn TokenCounter,
+    cfg: &ChunkConfig,
+) -> (String, usize) {
     if !cfg.contextual_header {
         return (String::new(), 0);
     }
     let limit = cfg.budget / 4;
+    if let Some(caption) = caption {
+        let told: Vec<String> = names.iter().cloned().chain([caption]).collect();
+        let full = header_for(title, &told);
+        let tokens = crate::measure(counter, &full);
+        if tokens <= limit {
+            return (full, tokens);
+        }
+    }
     let full = header_for(title, names);
     let tokens = crate::measure(counter, &full);
     if tokens <= limit {
