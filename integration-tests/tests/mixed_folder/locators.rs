@@ -4,17 +4,29 @@
 
 use super::Run;
 use ragpipe_core::{BlockKind, Locator};
+use serde_json::Value;
+
+/// A document's chunks, each with its locator parsed.
+fn located(run: &Run, name: &str) -> Vec<(Value, Locator)> {
+    let chunks = run.chunks(name);
+    chunks
+        .into_iter()
+        .map(|c| {
+            let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+            (c, loc)
+        })
+        .collect()
+}
 
 /// A word-processor document's chunks slice out of its text by `#char`
 /// (a table chunk's rows, under its repeated header line) and carry its
 /// title.
 pub(super) fn check_word_chunks(run: &Run, name: &str) {
     let doc = run.document(name);
-    let chunks = run.chunks(name);
+    let chunks = located(run, name);
     let header = "Region | Monthly allowance | Code";
     let mut tables = 0;
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+    for (c, loc) in &chunks {
         let content = c["content"].as_str().unwrap();
         let sliced = loc.resolve(&doc.text).expect("#char resolves");
         if content.starts_with(header) {
@@ -33,11 +45,10 @@ pub(super) fn check_word_chunks(run: &Run, name: &str) {
 /// out of the text by `#char`; the table's chunk repeats its header row.
 pub(super) fn check_slide_chunks(run: &Run, name: &str) {
     let doc = run.document(name);
-    let chunks = run.chunks(name);
+    let chunks = located(run, name);
     let header = "Severity | First response | Resolution target";
     let mut pages = Vec::new();
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+    for (c, loc) in &chunks {
         let content = c["content"].as_str().unwrap();
         let sliced = loc.resolve(&doc.text).expect("#char resolves");
         let page = loc.page.expect("every chunk of a deck names its slide");
@@ -62,11 +73,10 @@ pub(super) fn check_slide_chunks(run: &Run, name: &str) {
 /// reference names the header row and exactly those rows.
 pub(super) fn check_table_chunks(run: &Run, name: &str) {
     let doc = run.document(name);
-    let chunks = run.chunks(name);
+    let chunks = located(run, name);
     assert!(!chunks.is_empty(), "{name}");
     let mut rows_seen = 0;
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+    for (c, loc) in &chunks {
         let content = c["content"].as_str().unwrap();
         let rows = loc.resolve(&doc.text).expect("#char resolves");
         let rows_start = doc.text.char_indices().nth(loc.chars.start).map_or(doc.text.len(), |(b, _)| b);
@@ -120,11 +130,10 @@ pub(super) fn check_table_chunks(run: &Run, name: &str) {
 /// Every chunk's `#L` lines hold exactly its code, cut only at line ends.
 pub(super) fn check_code_chunks(run: &Run, name: &str) {
     let doc = run.document(name);
-    let chunks = run.chunks(name);
+    let chunks = located(run, name);
     assert!(!chunks.is_empty(), "{name}");
     let lines: Vec<&str> = doc.text.split('\n').collect();
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+    for (c, loc) in &chunks {
         let content = c["content"].as_str().unwrap();
         assert_eq!(loc.resolve(&doc.text), Some(content), "{name}: #char slices to content");
         let (from, to) = loc.lines.expect("#L on every code chunk");
@@ -147,10 +156,9 @@ fn column(col: u32) -> String {
 pub(super) fn check_pdf_chunks(run: &Run, name: &str) {
     let doc = run.document(name);
     let pages: Vec<&str> = doc.text.split('\u{c}').collect();
-    let chunks = run.chunks(name);
+    let chunks = located(run, name);
     assert!(chunks.len() >= 3, "{name}: one chunk per page at least");
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+    for (c, loc) in &chunks {
         let content = c["content"].as_str().unwrap();
         assert_eq!(loc.resolve(&doc.text), Some(content), "#char slices to content");
         assert!(!content.contains('\u{c}'), "a chunk never crosses a page");
@@ -166,11 +174,10 @@ pub(super) fn check_pdf_chunks(run: &Run, name: &str) {
 /// Every chunk's `#t` runs from its first cue's start to its last cue's end.
 pub(super) fn check_audio_chunks(run: &Run, name: &str) {
     let doc = run.document(name);
-    let chunks = run.chunks(name);
+    let chunks = located(run, name);
     assert!(!chunks.is_empty(), "{name}");
     let mut covered = 0;
-    for c in &chunks {
-        let loc = Locator::parse(c["locator"].as_str().unwrap()).unwrap();
+    for (c, loc) in &chunks {
         let content = c["content"].as_str().unwrap();
         let bytes = doc.text.find(content).unwrap();
         assert_eq!(loc.resolve(&doc.text), Some(content), "{name}: #char slices to content");
