@@ -176,7 +176,7 @@ fn on_slide(doc: &Document, page: u32) -> Vec<(String, String)> {
 #[test]
 fn libreoffice_charts_read_as_the_same_tables() {
     let python = open_with("charts.pptx", &fixture("charts.pptx"), &Limits::default()).unwrap();
-    for name in ["charts.odp", "charts-lo.pptx"] {
+    for name in ["charts.odp", "charts-lo.pptx", "charts.ppt"] {
         let doc = open_with(name, &fixture(name), &Limits::default()).unwrap();
         // The column and scatter charts as python-pptx wrote them.
         for page in [1, 3] {
@@ -199,4 +199,19 @@ fn libreoffice_charts_read_as_the_same_tables() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn a_ppt_chart_that_does_not_inflate_is_left_out_and_the_deck_read() {
+    // The first chart's storage record (`ExOleObjStg`, compressed:
+    // instance 1) with its zlib stream overwritten past the stream's header.
+    let mut deck = fixture("charts.ppt");
+    let header = [0x10, 0x00, 0x11, 0x10];
+    let starts: Vec<usize> = deck.windows(4).enumerate().filter(|(_, w)| *w == header).map(|(i, _)| i).collect();
+    assert_eq!(starts.len(), 3, "three charts");
+    deck[starts[0] + 16..starts[0] + 48].fill(0x55);
+    let doc = open_with("charts.ppt", &deck, &Limits::default()).unwrap();
+    assert!(doc.text.contains("Quarterly support volume"), "the slide is read");
+    assert!(!doc.text.contains("Tickets opened"), "its chart is not");
+    assert!(doc.text.contains("Capacity | 0.3") && doc.text.contains("800 | 118"), "the other charts are");
 }

@@ -14,9 +14,12 @@
 //! The deck is named by the title in its summary properties
 //! ([`properties`]), else by its first titled slide.
 //!
-//! Not read: charts and other embedded OLE objects, pictures, comments.
+//! A chart LibreOffice embedded is read as a table of its data
+//! ([`objects`]). Not read: other embedded OLE objects (PowerPoint's own
+//! charts keep their data in an Excel workbook), pictures, comments.
 //! Encrypted decks and PowerPoint 95 files are refused with the reason.
 
+mod objects;
 mod properties;
 mod stream;
 
@@ -56,6 +59,14 @@ pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<
     let slides = slide_list(document, 0);
     check_slides(slides.len(), limits)?;
     let notes = deck.notes_of_slides(document);
+    // An object is read where it is first shown, and once (a crafted deck
+    // could show one large chart on every slide).
+    let objects = objects::list(document);
+    let mut shown = HashSet::new();
+    let mut object = |id: u32, w: &mut Writer<'_>| match objects.get(&id) {
+        Some(&persist) if shown.insert(persist) => objects::write(&deck, persist, w, limits),
+        _ => Ok(()),
+    };
     // A slide or notes record named twice is read once: no deck does that,
     // and a crafted one could make every slide the same large drawing.
     let mut read_once = HashSet::new();
@@ -81,22 +92,23 @@ pub(super) fn read(bytes: &[u8], w: &mut Writer<'_>, limits: &Limits) -> Result<
             })
             .collect();
         begin_slide(w, number, &title.join(" ").replace(['\r', '\u{b}'], " "))?;
-        write(w, &shapes)?;
+        write(w, &shapes, &mut object)?;
         let notes = notes.get(&entry.slide_id).and_then(|&p| deck.object(p, NOTES));
         if let Some(notes) = notes.filter(|n| read_once.insert(n.body.as_ptr())) {
             let mut shapes = Vec::new();
             collect(notes, &[], 0, &mut shapes);
-            write(w, &shapes)?;
+            write(w, &shapes, &mut object)?;
         }
     }
     Ok(deck.title.clone())
 }
 
 /// What a slide shows: a text box (paragraphs split by `\r`, lines by
-/// `\u{b}`) or a table's rows of cells.
+/// `\u{b}`), a table's rows of cells, or an embedded object, by its id.
 enum Shape {
     Text(Role, String),
     Table(Vec<Vec<String>>),
+    Object(u32),
 }
 
 /// The shapes of a drawing, in order; groups are entered, tables read whole.
@@ -107,7 +119,10 @@ fn collect(record: Record<'_>, outline: &[(u32, String)], depth: usize, out: &mu
     for r in record.children() {
         match r.kind {
             GROUP if is_table(r) => out.push(Shape::Table(table(r, outline))),
-            SHAPE => out.extend(text_box(r, outline).map(|(role, text)| Shape::Text(role, text))),
+            SHAPE => match text_box(r, outline) {
+                Some((role, text)) => out.push(Shape::Text(role, text)),
+                None => out.extend(embedded(r).map(Shape::Object)),
+            },
             _ if r.container => collect(r, outline, depth + 1, out),
             _ => {}
         }
@@ -183,10 +198,13 @@ fn is_table(group: Record<'_>) -> bool {
     })
 }
 
-/// A table group's cells (its shapes other than lines), in rows by their
-/// anchors' top edge and in each row by their left edge.
+/// A table group's cells (its shapes other than lines) on the grid their
+/// anchors draw: a row per top edge, a column per left edge. A merged cell
+/// is one shape spanning several rows or columns; it stands in its first
+/// slot and leaves the others empty, as a pptx's or an odp's covered cells
+/// do, so every row keeps the header's columns.
 fn table(group: Record<'_>, outline: &[(u32, String)]) -> Vec<Vec<String>> {
-    let mut cells: Vec<(i32, i32, String)> = group
+    let cells: Vec<(i32, i32, String)> = group
         .children()
         .filter(|r| r.kind == SHAPE)
         .skip(1)
@@ -197,6 +215,33 @@ fn table(group: Record<'_>, outline: &[(u32, String)]) -> Vec<Vec<String>> {
             Some((anchor.i32_at(4)?, anchor.i32_at(0)?, text))
         })
         .collect();
+    let edges = |pick: fn(&(i32, i32, String)) -> i32| {
+        let mut e: Vec<i32> = cells.iter().map(pick).collect();
+        e.sort_unstable();
+        e.dedup();
+        e
+    };
+    let (tops, lefts) = (edges(|c| c.0), edges(|c| c.1));
+    // Cells scattered over no grid (a crafted group of thousands of
+    // staggered shapes) would make a grid of millions of empty slots:
+    // those are read row by row instead.
+    if tops.len().saturating_mul(lefts.len()) > 2 * cells.len() + 16 {
+        return by_rows(cells);
+    }
+    let mut grid = vec![vec![String::new(); lefts.len()]; tops.len()];
+    for (top, left, text) in cells {
+        let (Ok(r), Ok(c)) = (tops.binary_search(&top), lefts.binary_search(&left)) else { continue };
+        let slot = &mut grid[r][c];
+        if !slot.is_empty() {
+            slot.push('\r');
+        }
+        slot.push_str(&text);
+    }
+    grid
+}
+
+/// Cells in rows by their top edge and in each row by their left edge.
+fn by_rows(mut cells: Vec<(i32, i32, String)>) -> Vec<Vec<String>> {
     cells.sort_by_key(|(top, left, _)| (*top, *left));
     let mut rows: Vec<(i32, Vec<String>)> = Vec::new();
     for (top, _, text) in cells {
@@ -208,10 +253,21 @@ fn table(group: Record<'_>, outline: &[(u32, String)]) -> Vec<Vec<String>> {
     rows.into_iter().map(|(_, row)| row).collect()
 }
 
-/// Writes the slide's words and tables (titles and furniture left out).
-fn write(w: &mut Writer<'_>, shapes: &[Shape]) -> Result<(), ExtractError> {
+/// The id of the embedded object a shape shows, if it shows one.
+fn embedded(shape: Record<'_>) -> Option<u32> {
+    shape.child(CLIENT_DATA)?.child(objects::EX_OBJ_REF)?.u32_at(0)
+}
+
+/// Writes the slide's words, tables and embedded objects (through
+/// `object`; titles and furniture left out).
+fn write(
+    w: &mut Writer<'_>,
+    shapes: &[Shape],
+    object: &mut impl FnMut(u32, &mut Writer<'_>) -> Result<(), ExtractError>,
+) -> Result<(), ExtractError> {
     for shape in shapes {
         match shape {
+            Shape::Object(id) => object(*id, w)?,
             Shape::Text(Role::Text, text) => paragraphs(w, text)?,
             Shape::Table(rows) => {
                 w.start_table();
@@ -283,7 +339,7 @@ mod tests {
             .iter()
             .map(|s| match s {
                 Shape::Text(role, text) => (*role, text.as_str()),
-                Shape::Table(_) => panic!("no table here"),
+                Shape::Table(_) | Shape::Object(_) => panic!("only text here"),
             })
             .collect();
         assert_eq!(
@@ -294,6 +350,46 @@ mod tests {
                 (Role::Text, "Revenue grew\rCosts fell\u{b}in every region"),
             ]
         );
+    }
+
+    /// A table group: the group's own shape, then a cell shape for each
+    /// `(left, top, text)`.
+    fn table_group(cells: &[(i32, i32, &str)]) -> Vec<u8> {
+        let mut shapes = record(SHAPE, 0, &[]);
+        for &(left, top, text) in cells {
+            let edges: Vec<u8> = [left, top, left + 10, top + 10].iter().flat_map(|v| v.to_le_bytes()).collect();
+            let mut shape = record(CHILD_ANCHOR, 0, &edges);
+            shape.extend(record(CLIENT_TEXTBOX, 0, &record(TEXT_CHARS, 0, &words(text))));
+            shapes.extend(record(SHAPE, 0, &shape));
+        }
+        record(GROUP, 0, &shapes)
+    }
+
+    #[test]
+    fn merged_cells_keep_their_rows_on_the_header_s_columns() {
+        // "2025" spans two columns; "North" spans two rows, so the last
+        // row holds two shapes for three columns.
+        let group = table_group(&[
+            (100, 50, "Q1"),
+            (0, 0, "Region"),
+            (100, 0, "2025"),
+            (0, 50, "North"),
+            (200, 50, "Q2"),
+            (200, 100, "7"),
+            (100, 100, "5"),
+        ]);
+        let rows = table(Record::at(&group, 0).unwrap(), &[]);
+        assert_eq!(rows, [["Region", "2025", ""], ["North", "Q1", "Q2"], ["", "5", "7"]]);
+    }
+
+    #[test]
+    fn cells_on_no_grid_are_read_row_by_row() {
+        let texts: Vec<String> = (0..40).map(|i| format!("cell {i}")).collect();
+        let cells: Vec<(i32, i32, &str)> =
+            texts.iter().enumerate().map(|(i, t)| (i as i32, i as i32, t.as_str())).collect();
+        let rows = table(Record::at(&table_group(&cells), 0).unwrap(), &[]);
+        assert_eq!(rows.len(), 40);
+        assert!(rows.iter().zip(&texts).all(|(row, text)| row == std::slice::from_ref(text)));
     }
 
     #[test]
