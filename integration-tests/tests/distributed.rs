@@ -264,7 +264,8 @@ async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
         .unwrap_or_else(|e| panic!("reindex: {e}: {}", String::from_utf8_lossy(&out.stderr)));
     assert_eq!(out.status.code(), Some(1), "a document failed in the new index: {report}");
     let new = report["swapped"]["to"].as_str().unwrap().to_string();
-    assert!(new.ends_with("_p2") && report["swapped"]["dropped"] == true, "{report}");
+    // The label keeps the configured lexical analysis (auto, the default).
+    assert!(new.ends_with("_p2-bm25-auto") && report["swapped"]["dropped"] == true, "{report}");
     assert_eq!(report["index"]["live"]["name"], new.as_str());
 
     let after = dep.settle(3).await;
@@ -272,7 +273,11 @@ async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
         assert_eq!(d.generation, before[name(d)].generation + 1, "{}: reprocessed once", name(d));
         match name(d) {
             "encrypted.pdf" => assert_eq!(d.failure_reason.as_deref(), Some("encrypted PDF")),
-            other => assert_eq!((d.status, d.pipeline_version.as_deref()), (DocStatus::Indexed, Some("2")), "{other}"),
+            other => assert_eq!(
+                (d.status, d.pipeline_version.as_deref()),
+                (DocStatus::Indexed, Some("2+bm25-auto")),
+                "{other}"
+            ),
         }
     }
     dep.stop("embedder", false);
@@ -281,9 +286,9 @@ async fn a_reindex_runs_on_the_workers_and_swaps_when_complete() {
     let out = dep.command(&["search", "causeway floods", "--json", "--no-threshold"]).output().unwrap();
     let found: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("search: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-    assert_eq!(found["index"]["pipeline_version"], "2", "{found}");
+    assert_eq!(found["index"]["pipeline_version"], "2+bm25-auto", "{found}");
     let hits = found["hits"].as_array().unwrap();
-    assert!(hits.iter().all(|h| h["pipeline_version"] == "2"), "{found}");
+    assert!(hits.iter().all(|h| h["pipeline_version"] == "2+bm25-auto"), "{found}");
     assert!(hits[0]["content"].as_str().is_some_and(|c| c.contains("causeway")), "{found}");
     dep.stop("extractor", false);
     dep.remove().await;

@@ -126,7 +126,7 @@ async fn two_extractors_and_two_embedders_share_a_qdrant_server() {
     let (code, report) = common::run_json(dep.command(&[]), &["reindex", "--pipeline-version", "2", "--json"]);
     assert_eq!(code, 1, "two documents fail in the new index too: {report}");
     let new = report["swapped"]["to"].as_str().unwrap().to_string();
-    assert!(new.ends_with("_p2") && report["swapped"]["dropped"] == true, "{report}");
+    assert!(new.ends_with("_p2-bm25-auto") && report["swapped"]["dropped"] == true, "{report}");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     stop.store(true, Ordering::Relaxed);
     let reader = reader.await.unwrap();

@@ -43,6 +43,9 @@ fn corpus() -> tempfile::TempDir {
 /// The pipeline version of an index made by the defaults: this build's,
 /// with BM25 reading each document in its own language.
 const FIRST: &str = "1+bm25-auto";
+/// What `reindex --pipeline-version 2` builds: the label, with the
+/// configured lexical analysis kept.
+const SECOND: &str = "2+bm25-auto";
 
 /// Every chunk the index holds, by search: (index name, pipeline version of
 /// the index, pipeline versions of the hits, number of hits).
@@ -98,14 +101,18 @@ fn a_reindex_swaps_atomically_while_searches_run() {
     let new_name = summary["swapped"]["to"].as_str().unwrap().to_string();
     assert!(new_name.contains("_p2"), "{new_name}");
 
+    // The label keeps the configured lexical analysis (auto, the default).
     let (name, version, versions, hits) = search_all(data.path());
-    assert_eq!((name.as_str(), version.as_str(), versions, hits), (new_name.as_str(), "2", vec!["2".into()], all));
+    assert_eq!(
+        (name.as_str(), version.as_str(), versions, hits),
+        (new_name.as_str(), SECOND, vec![SECOND.into()], all)
+    );
     assert!(seen.iter().filter(|v| *v == FIRST).count() >= 2, "searches ran during the build: {seen:?}");
-    let swap = seen.iter().position(|v| v == "2").unwrap_or(seen.len());
-    assert!(seen[swap..].iter().all(|v| v == "2"), "once swapped, never the old index again: {seen:?}");
+    let swap = seen.iter().position(|v| v == SECOND).unwrap_or(seen.len());
+    assert!(seen[swap..].iter().all(|v| v == SECOND), "once swapped, never the old index again: {seen:?}");
 
     let docs = documents(data.path());
-    assert!(docs.values().all(|d| d["status"] == "indexed" && d["pipeline_version"] == "2"), "{docs:?}");
+    assert!(docs.values().all(|d| d["status"] == "indexed" && d["pipeline_version"] == SECOND), "{docs:?}");
     let (_, status) = ragpipe(data.path(), &["status", "--json"]);
     assert_eq!(status["index"]["live"]["name"], new_name.as_str());
     assert_eq!((status["index"]["building"].clone(), status["stale"].clone()), (Value::Null, serde_json::json!([])));

@@ -35,6 +35,7 @@ def good_controls(c: Corpus):
             ("slides/charts.odp", "good-charts.odp"),
             ("slides/review.odp", "good-review.odp"),
             ("slides/review.ppt", "good-review.ppt"),
+            ("slides/charts.ppt", "good-charts.ppt"),
             ("slides/embedded-simple-2007.ppt", "good-powerpoint-2007.ppt"),
             ("email/outage.eml", "good-outage.eml"),
             ("email/ops-list.mbox", "good-ops-list.mbox"),

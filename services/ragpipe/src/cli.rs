@@ -5,7 +5,7 @@ use ragpipe_config::Config;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "ragpipe", version, about = "Turn a folder of documents into a searchable, citable vector index")]
+#[command(name = "ragpipe", version, about = "Turn a folder or an S3 bucket of documents into a searchable, citable vector index")]
 pub struct Cli {
     /// Config file (default: ./ragpipe.toml if present).
     #[arg(long, global = true, env = "RAGPIPE_CONFIG")]
@@ -29,7 +29,7 @@ impl Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Index a folder: new and changed files are (re)embedded, removed ones deleted.
+    /// Index a folder or an S3 prefix: new and changed files are (re)embedded, removed ones deleted.
     Ingest(IngestArgs),
     /// Search the index; every hit is cited with its document and locator.
     Search(SearchArgs),
@@ -169,7 +169,8 @@ pub struct ReindexArgs {
     #[arg(long, value_parser = parse_variant)]
     pub model: Option<ragpipe_embed::ModelVariant>,
     /// Target pipeline version label (default: this build's; with
-    /// --stale-only, the live index's).
+    /// --stale-only, the live index's). The configured lexical analysis is
+    /// added to it (`2` becomes `2+bm25-auto`) unless it names one.
     #[arg(long)]
     pub pipeline_version: Option<String>,
     /// Only documents whose recorded model, pipeline or extractor version
@@ -180,9 +181,10 @@ pub struct ReindexArgs {
     /// Keep the old collection after the swap (default: drop it).
     #[arg(long)]
     pub keep_old: bool,
-    /// Embedded mode: the folder to read (default: the last ingested one).
-    #[arg(long)]
-    pub folder: Option<PathBuf>,
+    /// Embedded mode: the folder or `s3://bucket/prefix` to read (default:
+    /// the last ingested one).
+    #[arg(long, alias = "source")]
+    pub folder: Option<String>,
     #[arg(long)]
     pub json: bool,
     /// Hide the progress bar.
@@ -230,8 +232,10 @@ pub struct TextArgs {
 
 #[derive(Debug, Args)]
 pub struct IngestArgs {
-    /// The folder to index.
-    pub folder: PathBuf,
+    /// The folder to index, or `s3://bucket/prefix` (credentials from
+    /// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, region from AWS_REGION,
+    /// a non-AWS server from RAGPIPE_S3_ENDPOINT).
+    pub source: String,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,

@@ -38,7 +38,7 @@ pub async fn serve(config: Config, folder: PathBuf, every: Duration) -> anyhow::
     println!("admin listening on http://{}", listener.local_addr()?);
     let admins = tokio::spawn(ragpipe_admin::serve(admin, listener, stop.clone().stopped_owned()));
 
-    let args = IngestArgs { folder, json: false, quiet: true, every: None };
+    let args = IngestArgs { source: folder.display().to_string(), json: false, quiet: true, every: None };
     loop {
         if let Err(e) = ingest::ingest_once(&config, &args).await {
             tracing::error!(error = %format!("{e:#}"), "ingest run failed; the next run retries");

@@ -1,4 +1,5 @@
-//! `ragpipe ingest <folder>`: the whole pipeline in one process. The same
+//! `ragpipe ingest <folder | s3://bucket/prefix>`: the whole pipeline in one
+//! process. The same
 //! coordinator, extractor and embedder `run` functions as the distributed
 //! services, wired to a bounded in-memory queue, SQLite and qdrant-edge.
 
@@ -10,9 +11,8 @@ use ragpipe_config::Config;
 use ragpipe_coordinator::{SyncOptions, SyncReport, sync_once};
 use ragpipe_core::DocStatus;
 use ragpipe_embedder::{EmbedStage, Targets};
-use ragpipe_extractor::{ExtractStage, ExtractorConfig, SIDECAR_EXTENSIONS};
+use ragpipe_extractor::{ExtractStage, ExtractorConfig};
 use ragpipe_queue::{Activity, Handler, MemoryQueue, Topic};
-use ragpipe_source::FolderSource;
 use ragpipe_state::{Cursor, DocQuery, StateStore};
 use ragpipe_worker::Stop;
 use serde::Serialize;
@@ -78,8 +78,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let tokenizer = embedder.tokenizer().clone();
     let collections = wiring::collections(&config)?;
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
-    // Transcript sidecars are read with their audio, not indexed on their own.
-    let source = Arc::new(FolderSource::new(&args.folder)?.skipping(&SIDECAR_EXTENSIONS));
+    let source = wiring::open_source(Some(&args.source))?;
     let queue =
         Arc::new(MemoryQueue::new(config.workers.queue_capacity).with_max_bytes(config.workers.queue_mib << 20));
     let chunks_before = total_chunks(state.as_ref()).await?;

@@ -13,7 +13,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ragpipe_admin::reindex::{self, ReindexRequest, Started};
 use ragpipe_config::Config;
 use ragpipe_state::StateStore;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -25,7 +24,10 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
             Some(variant) => Some(variant.recorded_name(&wiring::configured_files(&config)?.spec.name)),
             None => None,
         },
-        pipeline_version: args.pipeline_version.clone(),
+        pipeline_version: args
+            .pipeline_version
+            .as_deref()
+            .map(|label| ragpipe_vectors::bm25::labelled(label, &config.lexical.language)),
         keep_old: args.keep_old,
         stale_only: args.stale_only,
         extractor_version: wiring::extractor_version(&config),
@@ -53,7 +55,7 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
     };
     match folder {
         Some(folder) if !distributed => {
-            let ingest_args = IngestArgs { folder, json: args.json, quiet: args.quiet, every: None };
+            let ingest_args = IngestArgs { source: folder, json: args.json, quiet: args.quiet, every: None };
             ingest::ingest_once(&config, &ingest_args).await
         }
         _ => {
@@ -63,11 +65,14 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
 }
 
 /// The folder the last sync listed: the embedded mode's source.
-async fn last_folder(state: &dyn StateStore) -> anyhow::Result<PathBuf> {
+/// The folder or S3 prefix the last ingest read.
+async fn last_folder(state: &dyn StateStore) -> anyhow::Result<String> {
     let runs = state.sync_runs(1).await?;
     let source = runs.first().map(|r| r.source.clone()).context("nothing was ever ingested: pass --folder")?;
-    let path = source.strip_prefix("file://").with_context(|| format!("the last sync read {source}: pass --folder"))?;
-    Ok(PathBuf::from(path))
+    Ok(match source.strip_prefix("file://") {
+        Some(path) => path.to_string(),
+        None => source,
+    })
 }
 
 /// Publishes the extract jobs of the documents the reindex queued (once per

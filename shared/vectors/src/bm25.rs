@@ -33,6 +33,13 @@ pub fn pipeline_version(base: &str, language: &str) -> String {
     if language == DEFAULT_LANGUAGE { base.to_string() } else { format!("{base}{TAG}{language}") }
 }
 
+/// A pipeline version as a user labels it (`2`), with the lexical analysis
+/// of `language` unless the label names one (`2+bm25-spanish`): a reindex
+/// to a new label keeps the configured analysis.
+pub fn labelled(label: &str, language: &str) -> String {
+    if label.contains(TAG) { label.to_string() } else { pipeline_version(label, language) }
+}
+
 /// The language the points of an index of `pipeline_version` were analysed in.
 pub fn language_of(pipeline_version: &str) -> &str {
     pipeline_version.split_once(TAG).map_or(DEFAULT_LANGUAGE, |(_, language)| language)
@@ -273,6 +280,9 @@ mod tests {
     fn auto_analyses_each_document_in_its_own_language() {
         let auto = Bm25::for_language(AUTO).unwrap();
         assert_eq!(pipeline_version("1", AUTO), "1+bm25-auto");
+        assert_eq!(labelled("2", AUTO), "2+bm25-auto", "a reindex label keeps the analysis");
+        assert_eq!(labelled("2", DEFAULT_LANGUAGE), "2");
+        assert_eq!(labelled("2+bm25-spanish", AUTO), "2+bm25-spanish", "unless it names one");
         let es = "La configuración de la red se guarda en el fichero de interfaces; después de \
                   cambiarla hay que reiniciar el servicio de red para que se aplique.";
         let en = "The network configuration is kept in the interfaces file; after changing it the \

@@ -19,8 +19,11 @@ pub async fn ingest(config: Config, args: BenchIngestArgs) -> anyhow::Result<Exi
     e2e.data_dir = scratch.path().join("e2e");
     let tree = super::TreeRss::start();
     let started = Instant::now();
-    crate::ingest::run(e2e.clone(), IngestArgs { folder: args.folder.clone(), json: false, quiet: true, every: None })
-        .await?;
+    crate::ingest::run(
+        e2e.clone(),
+        IngestArgs { source: args.folder.display().to_string(), json: false, quiet: true, every: None },
+    )
+    .await?;
     let wall = started.elapsed();
     let tree_peak = tree.peak_mib();
     let state = wiring::open_state(&e2e).await?;

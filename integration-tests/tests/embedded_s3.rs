@@ -1,0 +1,125 @@
+//! `ragpipe ingest s3://bucket/prefix` in the embedded mode (SQLite, the
+//! in-process store and queue): a bucket indexed without PostgreSQL or
+//! RabbitMQ, its hits cited by their `s3://` URI, a second run that moves
+//! only what changed, and a reindex that reads the prefix the last run read.
+
+use ragpipe_core::Locator;
+use ragpipe_integration_tests::ragpipe_bin;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+mod common;
+
+fn sample(name: &str) -> Vec<u8> {
+    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples").join(name)).unwrap()
+}
+
+struct Bucket {
+    s3: ragpipe_source::S3Config,
+    endpoint: String,
+}
+
+impl Bucket {
+    async fn new() -> Self {
+        let endpoint = std::env::var("RAGPIPE_TEST_S3_ENDPOINT")
+            .expect("RAGPIPE_TEST_S3_ENDPOINT must name an S3 server: eval \"$(scripts/s3-server.sh start)\"");
+        let s3 = ragpipe_source::S3Config {
+            bucket: format!("embedded-{}", common::deployment::unique()),
+            prefix: String::new(),
+            endpoint: Some(endpoint.clone()),
+            region: "us-east-1".into(),
+            access_key: std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "ragpipe".into()),
+            secret_key: std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "ragpipe-secret".into()),
+        };
+        s3.client().create_bucket().bucket(&s3.bucket).send().await.expect("create bucket");
+        Bucket { s3, endpoint }
+    }
+
+    async fn put(&self, key: &str, bytes: Vec<u8>) {
+        let body = aws_sdk_s3::primitives::ByteStream::from(bytes);
+        self.s3.client().put_object().bucket(&self.s3.bucket).key(key).body(body).send().await.unwrap();
+    }
+
+    /// `ragpipe --data-dir DATA ARGS…` with the server and its credentials
+    /// in the environment, as the README tells a user to run it.
+    fn run(&self, data: &std::path::Path, args: &[&str]) -> (i32, Value) {
+        let mut cmd = Command::new(ragpipe_bin());
+        cmd.arg("--data-dir")
+            .arg(data)
+            .env("RAGPIPE_S3_ENDPOINT", &self.endpoint)
+            .env("AWS_ACCESS_KEY_ID", &self.s3.access_key)
+            .env("AWS_SECRET_ACCESS_KEY", &self.s3.secret_key);
+        common::run_json(cmd, args)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_mode_indexes_an_s3_prefix_and_syncs_its_changes() {
+    let bucket = Bucket::new().await;
+    for name in ["rust-book-hash-maps.html", "walkdir-README.md", "dpkg-rootless-builds.txt"] {
+        bucket.put(&format!("docs/{name}"), sample(name)).await;
+    }
+    bucket.put("docs/empty.txt", Vec::new()).await;
+    // Outside the prefix: never listed.
+    bucket.put("other/cargo-toml-vs-cargo-lock.html", sample("cargo-toml-vs-cargo-lock.html")).await;
+    let data = tempfile::tempdir().unwrap();
+    let source = format!("s3://{}/docs/", bucket.s3.bucket);
+
+    let (code, summary) = bucket.run(data.path(), &["ingest", &source, "--json"]);
+    assert_eq!(code, 1, "a run with a failure exits 1: {summary}");
+    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(4), Some(3)), "{summary}");
+    let failed = &summary["failed"][0];
+    assert_eq!(failed["document"], format!("{source}empty.txt"));
+    assert_eq!(failed["reason"], "empty file");
+
+    // A hit is cited by its object's URI, and its locator slices the
+    // object's canonical text back to the hit's words.
+    let (_, hits) =
+        bucket.run(data.path(), &["search", "how do I update the value stored under a key in a hash map", "--json"]);
+    let top = &hits["hits"][0];
+    assert_eq!(top["document"], format!("{source}rust-book-hash-maps.html"), "{hits}");
+    let name = "rust-book-hash-maps.html";
+    let text = ragpipe_extract::extract(ragpipe_extract::detect(name, &sample(name)).unwrap(), name, &sample(name))
+        .unwrap()
+        .text;
+    let locator = Locator::parse(top["locator"].as_str().unwrap()).unwrap();
+    assert_eq!(locator.resolve(&text), top["content"].as_str());
+    let (_, other) =
+        bucket.run(data.path(), &["search", "what is the difference between Cargo.toml and Cargo.lock", "--json"]);
+    assert!(other["hits"].as_array().unwrap().iter().all(|h| h["document"].as_str().unwrap().starts_with(&source)));
+
+    // One object changed, one removed: only those move.
+    let mut readme = sample("walkdir-README.md");
+    readme.extend_from_slice(b"\n\n## Changelog note\n\nThe zebra-striped traversal option was added for this test.\n");
+    bucket.put("docs/walkdir-README.md", readme).await;
+    bucket
+        .s3
+        .client()
+        .delete_object()
+        .bucket(&bucket.s3.bucket)
+        .key("docs/dpkg-rootless-builds.txt")
+        .send()
+        .await
+        .unwrap();
+    let (_, again) = bucket.run(data.path(), &["ingest", &source, "--json"]);
+    let sync = &again["sync"];
+    assert_eq!(
+        (sync["new"].as_i64(), sync["changed"].as_i64(), sync["deleted"].as_i64(), sync["unchanged"].as_i64()),
+        (Some(0), Some(1), Some(1), Some(2)),
+        "{again}"
+    );
+    let (_, zebra) = bucket.run(data.path(), &["search", "zebra-striped traversal option", "--json"]);
+    assert_eq!(zebra["hits"][0]["document"], format!("{source}walkdir-README.md"), "{zebra}");
+
+    // A reindex with no source named reads the prefix the last run read.
+    let (_, before) = bucket.run(data.path(), &["status", "--json"]);
+    let (code, reindexed) = bucket.run(data.path(), &["reindex", "--pipeline-version", "2", "--json", "--quiet"]);
+    assert_eq!(code, 1, "the empty object failed again: {reindexed}");
+    let (_, status) = bucket.run(data.path(), &["status", "--json"]);
+    assert_eq!(reindexed["swapped"]["from"], before["index"]["live"]["name"], "{reindexed}");
+    assert_eq!(reindexed["swapped"]["to"], status["index"]["live"]["name"], "{status}");
+    assert_eq!(status["documents"]["indexed"].as_i64(), Some(2), "{status}");
+    let (_, after) = bucket.run(data.path(), &["search", "zebra-striped traversal option", "--json"]);
+    assert_eq!(after["hits"][0]["document"], format!("{source}walkdir-README.md"), "{after}");
+}
