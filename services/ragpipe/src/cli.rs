@@ -5,7 +5,11 @@ use ragpipe_config::Config;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "ragpipe", version, about = "Turn a folder or an S3 bucket of documents into a searchable, citable vector index")]
+#[command(
+    name = "ragpipe",
+    version,
+    about = "Turn a folder or an S3 bucket of documents into a searchable, citable vector index"
+)]
 pub struct Cli {
     /// Config file (default: ./ragpipe.toml if present).
     #[arg(long, global = true, env = "RAGPIPE_CONFIG")]
@@ -63,9 +67,10 @@ pub enum Command {
         /// search.listen).
         #[arg(long, requires = "role")]
         listen: Option<String>,
-        /// The folder one embedded process keeps indexed and searchable.
+        /// The folder (or `s3://bucket/prefix`) one embedded process keeps
+        /// indexed and searchable.
         #[arg(long, conflicts_with = "role")]
-        folder: Option<PathBuf>,
+        folder: Option<String>,
         /// With --folder: ingest again this long after each run ends.
         #[arg(long, value_parser = humantime::parse_duration, default_value = "15m", requires = "folder")]
         every: std::time::Duration,

@@ -1,6 +1,6 @@
-//! `ragpipe serve --folder F [--every 15m]`: the embedded mode as one
+//! `ragpipe serve --folder F|s3://bucket/prefix [--every 15m]`: the embedded mode as one
 //! long-running process. The embedded vector store admits one owner, so the
-//! process that indexes is the one that answers: it ingests the folder
+//! process that indexes is the one that answers: it ingests the folder or S3 prefix
 //! (sync, extraction and embedding, as `ragpipe ingest`), again `every`
 //! after each run ends, serves the search API (`search.listen`) and the
 //! admin API and page (`admin.listen`), all over one handle on the index,
@@ -12,13 +12,14 @@ use crate::{ingest, search, wiring};
 use anyhow::Context;
 use ragpipe_config::Config;
 use ragpipe_worker::Stop;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub async fn serve(config: Config, folder: PathBuf, every: Duration) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(folder.is_dir(), "--folder {} is not a folder", folder.display());
+pub async fn serve(config: Config, source: String, every: Duration) -> anyhow::Result<ExitCode> {
+    // A folder that is not there, or S3 without credentials, is refused at
+    // start rather than at every run.
+    wiring::open_source(Some(&source)).with_context(|| format!("--folder {source}"))?;
     let stop = Stop::on_signals();
 
     let searcher = Arc::new(wiring::searcher(&config, search::options(&config, false, false)).await?);
@@ -38,7 +39,7 @@ pub async fn serve(config: Config, folder: PathBuf, every: Duration) -> anyhow::
     println!("admin listening on http://{}", listener.local_addr()?);
     let admins = tokio::spawn(ragpipe_admin::serve(admin, listener, stop.clone().stopped_owned()));
 
-    let args = IngestArgs { source: folder.display().to_string(), json: false, quiet: true, every: None };
+    let args = IngestArgs { source, json: false, quiet: true, every: None };
     loop {
         if let Err(e) = ingest::ingest_once(&config, &args).await {
             tracing::error!(error = %format!("{e:#}"), "ingest run failed; the next run retries");
