@@ -186,6 +186,11 @@ async fn enqueue_page(
                 report.resumed += 1;
                 (generation, "unpublished")
             }
+            Observation::Unread { generation } => {
+                tracing::warn!(document = %obj.id, generation, "its last fetch gave up on transient errors; read again");
+                report.resumed += 1;
+                (generation, "unread")
+            }
             Observation::Stalled { generation } => {
                 tracing::warn!(document = %obj.id, generation, "extraction lease expired; enqueued again");
                 report.resumed += 1;

@@ -4,6 +4,7 @@ use crate::speech::{extractor_version, versioned};
 use async_trait::async_trait;
 use opentelemetry::KeyValue;
 use ragpipe_chunking::{TokenCounter, chunk_document};
+use ragpipe_core::state::GAVE_UP;
 use ragpipe_core::{Chunk, ChunkMessage, EmbedJob, ExtractJob, Job, Kind, SCHEMA_VERSION, Stage};
 use ragpipe_extract::detect;
 use ragpipe_queue::{Delivery, Handler, Outcome, Queue, Topic};
@@ -74,7 +75,7 @@ impl Handler for ExtractStage {
         ragpipe_telemetry::continue_trace(&span, &delivery.headers);
         match self.process(&job).instrument(span).await {
             ExtractOutcome::Retry(reason) if self.attempts(&job).await >= self.config.max_attempts => {
-                let reason = format!("gave up after {} attempts: {reason}", self.config.max_attempts);
+                let reason = format!("{GAVE_UP} {} attempts: {reason}", self.config.max_attempts);
                 match self.fail(&job, Stage::Fetch, reason).await {
                     ExtractOutcome::Retry(reason) => Outcome::Retry(reason),
                     _ => Outcome::Done,
@@ -114,7 +115,7 @@ impl ExtractStage {
         // deliveries never finished (the worker crashed or was killed).
         if self.attempts(job).await > self.config.max_attempts {
             let reason = format!(
-                "gave up after {} attempts: extraction never finished (the worker stopped each time)",
+                "{GAVE_UP} {} attempts: extraction never finished (the worker stopped each time)",
                 self.config.max_attempts
             );
             return self.fail(job, Stage::Extract, reason).await;

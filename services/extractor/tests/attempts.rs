@@ -1,7 +1,8 @@
 //! Bounded attempts: a job whose fetch keeps failing with a transient error
 //! is retried, then its document ends `failed` with the last reason instead
 //! of circulating forever; a job delivered again after its worker died
-//! counts as an attempt too.
+//! counts as an attempt too. The first is no verdict on the document (the
+//! next sync reads it again); the second is (it stays failed).
 
 use async_trait::async_trait;
 use ragpipe_chunking::{ChunkConfig, TokenCounter};
@@ -10,7 +11,7 @@ use ragpipe_extract::Limits;
 use ragpipe_extractor::{ExtractOutcome, ExtractStage, ExtractorConfig, Isolation, Ports};
 use ragpipe_queue::{Activity, MemoryQueue, Queue, Topic};
 use ragpipe_source::{Listing, ObjectSource, SourceError};
-use ragpipe_state::{Observed, SqlStateStore, StateStore};
+use ragpipe_state::{Observation, Observed, SqlStateStore, StateStore};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -47,10 +48,14 @@ async fn setup(dir: &tempfile::TempDir) -> (Arc<SqlStateStore>, ExtractJob) {
     let state = Arc::new(SqlStateStore::connect(&url).await.unwrap());
     let uri = "s3://flaky/a.md".to_string();
     let id = DocumentId::from_uri(&uri);
-    let obs = Observed { id: id.clone(), uri: uri.clone(), key: "a.md".into(), etag: "e1".into(), size: 5 };
-    state.observe(&obs, 1).await.unwrap();
+    state.observe(&object(&id), 1).await.unwrap();
     let job = ExtractJob { schema_version: SCHEMA_VERSION, document_id: id, uri, key: "a.md".into(), generation: 1 };
     (state, job)
+}
+
+/// The listed object `a.md`, as every sync sees it.
+fn object(id: &DocumentId) -> Observed {
+    Observed { id: id.clone(), uri: "s3://flaky/a.md".into(), key: "a.md".into(), etag: "e1".into(), size: 5 }
 }
 
 fn extractor(state: Arc<SqlStateStore>, queue: Arc<MemoryQueue>, source: Arc<Unreachable>) -> Arc<ExtractStage> {
@@ -92,6 +97,10 @@ async fn transient_failures_end_failed_with_the_last_reason_after_max_attempts()
     assert_eq!(source.0.load(Ordering::SeqCst), 3, "fetched once per attempt");
     assert_eq!(doc.attempts, 3);
     assert_eq!(doc.failure_reason.as_deref(), Some("gave up after 3 attempts: reading a.md: connection reset by peer"));
+    // The source was unreachable, the file never read: the next sync reads
+    // it again, as a new generation with its attempts reset.
+    assert_eq!(state.observe(&object(&job.document_id), 2).await.unwrap(), Observation::Unread { generation: 2 });
+    assert_eq!(state.get(&job.document_id).await.unwrap().unwrap().attempts, 0);
 }
 
 #[tokio::test]
@@ -110,4 +119,6 @@ async fn a_job_whose_workers_kept_dying_is_failed_on_its_next_delivery() {
     assert_eq!(source.0.load(Ordering::SeqCst), 0, "not fetched again");
     let doc = state.get(&job.document_id).await.unwrap().unwrap();
     assert_eq!((doc.status, doc.failure_reason.as_deref()), (DocStatus::Failed, Some(reason)));
+    // A file that stops its workers stays failed until it changes.
+    assert_eq!(state.observe(&object(&job.document_id), 2).await.unwrap(), Observation::Unchanged);
 }

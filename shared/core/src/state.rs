@@ -48,6 +48,11 @@ impl DocStatus {
     }
 }
 
+/// How a failure reason begins when a job's transient errors (the source or
+/// the broker unreachable) outlasted its attempts at the fetch stage: not a
+/// verdict on the document, so the next sync reads it again.
+pub const GAVE_UP: &str = "gave up after";
+
 /// The stage a failure happened in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -62,6 +62,38 @@ pub async fn observe_diffs_versions(store: &dyn StateStore) {
     assert_eq!(doc.chunks_stored, Some(3), "the old count stays until the new generation completes");
 }
 
+/// A document whose fetch gave up on transient errors (the source was
+/// unreachable) is read again by the next sync, one by one or in a page; a
+/// failure that is the document's own is not.
+pub async fn failed_fetches_are_read_again(store: &dyn StateStore) {
+    let long = std::time::Duration::from_secs(60);
+    let [a, b, c, d] = ["a.md", "b.md", "c.md", "d.md"].map(|n| observed(n, "v1"));
+    store.begin_sync(1, "s3://b/p", "host:1", long).await.unwrap().unwrap();
+    let gave_up = format!("{} 5 attempts: reading a.md: connection refused", ragpipe_core::state::GAVE_UP);
+    let failures = [
+        (&a, Stage::Fetch, gave_up.clone()),
+        (&b, Stage::Fetch, "file too large: 9 bytes exceeds the limit of 1 bytes".to_string()),
+        (&c, Stage::Extract, "gave up after 5 attempts: extraction never finished".to_string()),
+        (&d, Stage::Fetch, gave_up),
+    ];
+    for (obj, stage, reason) in &failures {
+        assert_eq!(store.observe(obj, 1).await.unwrap(), Observation::New { generation: 1 });
+        assert!(store.begin_extract(&obj.id, 1).await.unwrap());
+        assert!(store.fail(&obj.id, 1, *stage, reason).await.unwrap());
+    }
+    store.finish_sync(1, Ok("{}")).await.unwrap();
+
+    store.begin_sync(2, "s3://b/p", "host:1", long).await.unwrap().unwrap();
+    assert_eq!(store.observe(&a, 2).await.unwrap(), Observation::Unread { generation: 2 });
+    let doc = store.get(&a.id).await.unwrap().unwrap();
+    assert_eq!((doc.status, doc.attempts, doc.failure_reason), (DocStatus::Queued, 0, None));
+    assert_eq!(store.observe(&b, 2).await.unwrap(), Observation::Unchanged, "too large stays failed");
+    assert_eq!(store.observe(&c, 2).await.unwrap(), Observation::Unchanged, "a poison file stays failed");
+    let page = store.observe_many(&[d.clone(), b.clone(), c.clone()], 2).await.unwrap();
+    assert_eq!(page, vec![Observation::Unread { generation: 2 }, Observation::Unchanged, Observation::Unchanged]);
+    store.finish_sync(2, Ok("{}")).await.unwrap();
+}
+
 /// Documents a run did not see are deleted, once, and come back as a new generation.
 pub async fn missing_documents_are_deleted(store: &dyn StateStore) {
     let (a, b) = (observed("a.md", "v1"), observed("b.md", "v1"));
@@ -238,6 +270,11 @@ pub async fn unpublished_documents_are_published_again(store: &dyn StateStore) {
 #[macro_export]
 macro_rules! state_store_conformance {
     ($fresh:expr) => {
+        #[tokio::test]
+        async fn failed_fetches_are_read_again() {
+            let s = $fresh.await;
+            $crate::conformance::failed_fetches_are_read_again(&s).await;
+        }
         #[tokio::test]
         async fn unpublished_documents_are_published_again() {
             let s = $fresh.await;

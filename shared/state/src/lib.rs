@@ -73,6 +73,10 @@ pub enum Observation {
     /// (killed, or failed on the broker): its extract job may never have
     /// been published, so publish it (a second copy is a no-op).
     Unpublished { generation: i64 },
+    /// Same version, failed only because reading it from the source gave
+    /// up on transient errors (the source or the broker was unreachable):
+    /// read it again, as a new generation.
+    Unread { generation: i64 },
     /// Same version, indexed or failed: nothing to do.
     Unchanged,
 }

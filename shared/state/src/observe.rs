@@ -24,6 +24,8 @@ struct Seen {
     lease: Option<i64>,
     queued_by: Option<i64>,
     published: bool,
+    /// Failed only because its fetch gave up on transient errors.
+    unread: bool,
 }
 
 /// What the diff does about one object of the page.
@@ -72,13 +74,15 @@ impl SqlStateStore {
     }
 
     async fn rows_of(&self, objs: &[Observed]) -> Result<HashMap<String, Seen>, StateError> {
-        let list = placeholders(1, objs.len());
+        let list = placeholders(2, objs.len());
         let sql = format!(
             "SELECT d.id, d.etag, d.size, d.status, d.generation, d.lease_expires, d.queued_run, \
-             CAST(CASE WHEN r.finished_at IS NOT NULL AND r.error IS NULL THEN 1 ELSE 0 END AS BIGINT) \
+             CAST(CASE WHEN r.finished_at IS NOT NULL AND r.error IS NULL THEN 1 ELSE 0 END AS BIGINT), \
+             CAST(CASE WHEN d.status = 'failed' AND d.failure_stage = 'fetch' AND d.failure_reason LIKE $1 \
+             THEN 1 ELSE 0 END AS BIGINT) \
              FROM documents d LEFT JOIN sync_runs r ON r.run = d.queued_run WHERE d.id IN ({list})"
         );
-        let mut query = sqlx::query(&sql);
+        let mut query = sqlx::query(&sql).bind(crate::sql::gave_up_pattern());
         for o in objs {
             query = query.bind(o.id.as_str());
         }
@@ -95,6 +99,7 @@ impl SqlStateStore {
                 lease: r.try_get(5)?,
                 queued_by: r.try_get(6)?,
                 published: r.try_get::<i64, _>(7)? == 1,
+                unread: r.try_get::<i64, _>(8)? == 1,
             };
             rows.insert(id, seen);
         }
@@ -150,7 +155,8 @@ impl SqlStateStore {
 /// What [`StateStore::observe`] would decide for `obj` given its row.
 fn step(obj: &Observed, row: Option<&Seen>, run: i64, now: i64) -> Step {
     let Some(row) = row else { return Step::Insert };
-    if row.etag != obj.etag || row.size != obj.size || row.status == DocStatus::Deleted {
+    // A fetch that gave up is bumped one by one, as a changed object is.
+    if row.etag != obj.etag || row.size != obj.size || row.status == DocStatus::Deleted || row.unread {
         return Step::Bump;
     }
     let generation = row.generation;

@@ -71,6 +71,12 @@ pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
+/// The `LIKE` pattern of a failure reason whose fetch gave up on transient
+/// errors ([`ragpipe_core::state::GAVE_UP`]).
+pub(crate) fn gave_up_pattern() -> String {
+    format!("{} %", ragpipe_core::state::GAVE_UP)
+}
+
 #[async_trait]
 impl StateStore for SqlStateStore {
     async fn observe(&self, obj: &Observed, run: i64) -> Result<Observation, StateError> {
@@ -88,8 +94,11 @@ impl StateStore for SqlStateStore {
         if inserted.rows_affected() == 1 {
             return Ok(Observation::New { generation: 1 });
         }
-        let row =
-            sqlx::query(include_str!("sql/observe_select.sql")).bind(obj.id.as_str()).fetch_one(&self.pool).await?;
+        let row = sqlx::query(include_str!("sql/observe_select.sql"))
+            .bind(obj.id.as_str())
+            .bind(gave_up_pattern())
+            .fetch_one(&self.pool)
+            .await?;
         let etag: String = row.try_get(0)?;
         let size: i64 = row.try_get(1)?;
         let status = parse_status(&obj.id, &row.try_get::<String, _>(2)?)?;
@@ -97,7 +106,8 @@ impl StateStore for SqlStateStore {
         let lease: Option<i64> = row.try_get(4)?;
         let queued_by: Option<i64> = row.try_get(5)?;
         let published = row.try_get::<i64, _>(6)? == 1;
-        if etag == obj.etag && size == obj.size && status != DocStatus::Deleted {
+        let unread = row.try_get::<i64, _>(7)? == 1;
+        if etag == obj.etag && size == obj.size && status != DocStatus::Deleted && !unread {
             let stalled = status == DocStatus::Extracting && lease.is_some_and(|l| l < now);
             // Queued by a run that died or failed before it could publish:
             // this run publishes it, and answers for it from now on.
@@ -126,7 +136,9 @@ impl StateStore for SqlStateStore {
             .bind(generation)
             .execute(&self.pool)
             .await?;
-        if changed.rows_affected() == 1 {
+        if changed.rows_affected() == 1 && unread {
+            Ok(Observation::Unread { generation: generation + 1 })
+        } else if changed.rows_affected() == 1 {
             Ok(Observation::Changed { generation: generation + 1 })
         } else {
             // Someone else bumped it between our read and write; they enqueue.
