@@ -191,8 +191,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         + more_sheets.len()
         + code.len()
         + word.len()
-        + 7 // horario.rtf (in Spanish), the chart decks (charts.pptx, .odp, -lo.pptx), PowerPoint's
-            // embedded-simple-2007.ppt and the documents with a chart (sales.docx, .odt)
+        + 8 // horario.rtf (in Spanish), the chart decks (charts.pptx, .odp, -lo.pptx, .ppt),
+            // PowerPoint's embedded-simple-2007.ppt and the documents with a chart (sales.docx, .odt)
         + decks.len()
         + mail.len()
         + books.len()

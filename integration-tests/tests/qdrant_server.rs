@@ -144,9 +144,9 @@ async fn two_extractors_and_two_embedders_share_a_qdrant_server() {
     let after = dep.settle(8).await;
     dep.check_counts(&new, &after).await;
     let (_, found) = common::run_json(dep.command(&[]), &["search", "causeway floods", "--json", "--no-threshold"]);
-    assert_eq!(found["index"]["pipeline_version"], "2", "{found}");
+    assert_eq!(found["index"]["pipeline_version"], "2+bm25-auto", "{found}");
     let hits: &Vec<Value> = found["hits"].as_array().unwrap();
-    assert!(hits.iter().all(|h| h["pipeline_version"] == "2"), "{found}");
+    assert!(hits.iter().all(|h| h["pipeline_version"] == "2+bm25-auto"), "{found}");
     for role in ["embedder", "extractor"] {
         dep.stop(role, false);
     }
