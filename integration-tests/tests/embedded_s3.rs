@@ -1,13 +1,18 @@
 //! `ragpipe ingest s3://bucket/prefix` in the embedded mode (SQLite, the
 //! in-process store and queue): a bucket indexed without PostgreSQL or
 //! RabbitMQ, its hits cited by their `s3://` URI, a second run that moves
-//! only what changed, and a reindex that reads the prefix the last run read.
+//! only what changed, and a reindex that reads the prefix the last run read;
+//! objects the server would list but not serve fail with their reason, and
+//! the next run, with the server back, reads them again.
 
 use ragpipe_core::Locator;
 use ragpipe_integration_tests::ragpipe_bin;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 mod common;
 
@@ -44,10 +49,15 @@ impl Bucket {
     /// `ragpipe --data-dir DATA ARGS…` with the server and its credentials
     /// in the environment, as the README tells a user to run it.
     fn run(&self, data: &std::path::Path, args: &[&str]) -> (i32, Value) {
+        self.run_via(&self.endpoint, data, args)
+    }
+
+    /// The same, reaching the server at `endpoint`.
+    fn run_via(&self, endpoint: &str, data: &std::path::Path, args: &[&str]) -> (i32, Value) {
         let mut cmd = Command::new(ragpipe_bin());
         cmd.arg("--data-dir")
             .arg(data)
-            .env("RAGPIPE_S3_ENDPOINT", &self.endpoint)
+            .env("RAGPIPE_S3_ENDPOINT", endpoint)
             .env("AWS_ACCESS_KEY_ID", &self.s3.access_key)
             .env("AWS_SECRET_ACCESS_KEY", &self.s3.secret_key);
         common::run_json(cmd, args)
@@ -122,4 +132,87 @@ async fn the_embedded_mode_indexes_an_s3_prefix_and_syncs_its_changes() {
     assert_eq!(status["documents"]["indexed"].as_i64(), Some(2), "{status}");
     let (_, after) = bucket.run(data.path(), &["search", "zebra-striped traversal option", "--json"]);
     assert_eq!(after["hits"][0]["document"], format!("{source}walkdir-README.md"), "{after}");
+}
+
+/// A TCP proxy in front of the S3 server that, while `refusing`, lets
+/// listings through and drops every other request (the reads) unanswered,
+/// as a server that goes down right after the listing does. Each request
+/// it forwards asks the server to close the connection after answering,
+/// so every request comes on a connection of its own and is judged alone.
+struct Gate {
+    port: u16,
+    refusing: Arc<AtomicBool>,
+}
+
+impl Gate {
+    async fn start(endpoint: &str) -> Gate {
+        let target = endpoint.trim_start_matches("http://").to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let refusing = Arc::new(AtomicBool::new(true));
+        let gate = refusing.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                tokio::spawn(forward(client, target.clone(), gate.clone()));
+            }
+        });
+        Gate { port, refusing }
+    }
+}
+
+async fn forward(mut client: tokio::net::TcpStream, target: String, refusing: Arc<AtomicBool>) {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    let end = loop {
+        if let Some(i) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 2;
+        }
+        match client.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    };
+    let line = String::from_utf8_lossy(&head[..head.iter().position(|&b| b == b'\n').unwrap_or(0)]).to_string();
+    if refusing.load(Ordering::SeqCst) && !line.contains("list-type=2") {
+        return;
+    }
+    let mut request = head[..end].to_vec();
+    request.extend_from_slice(b"Connection: close\r\n");
+    request.extend_from_slice(&head[end..]);
+    let Ok(mut server) = tokio::net::TcpStream::connect(&target).await else { return };
+    if server.write_all(&request).await.is_ok() {
+        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn objects_the_server_could_not_serve_are_read_again_by_the_next_run() {
+    let bucket = Bucket::new().await;
+    for name in ["rust-book-hash-maps.html", "walkdir-README.md"] {
+        bucket.put(&format!("docs/{name}"), sample(name)).await;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let source = format!("s3://{}/docs/", bucket.s3.bucket);
+    let gate = Gate::start(&bucket.endpoint).await;
+    let through_gate = format!("http://127.0.0.1:{}", gate.port);
+
+    // Listed, never served: each read is retried, then the document fails
+    // with the last reason.
+    let (code, down) = bucket.run_via(&through_gate, data.path(), &["ingest", &source, "--json"]);
+    assert_eq!((code, down["sync"]["new"].as_i64(), down["indexed"].as_i64()), (1, Some(2), Some(0)), "{down}");
+    for failure in down["failed"].as_array().unwrap() {
+        let reason = failure["reason"].as_str().unwrap();
+        assert!(reason.starts_with("gave up after 5 attempts: reading "), "{reason}");
+        assert_eq!(failure["stage"], "fetch");
+    }
+
+    // The server is back and the objects are unchanged: the next run reads
+    // them again, not leaving them to an admin's retry.
+    gate.refusing.store(false, Ordering::SeqCst);
+    let (code, back) = bucket.run_via(&through_gate, data.path(), &["ingest", &source, "--json"]);
+    let sync = &back["sync"];
+    assert_eq!((sync["resumed"].as_i64(), sync["unchanged"].as_i64()), (Some(2), Some(0)), "{back}");
+    assert_eq!((code, back["indexed"].as_i64(), back["failed_total"].as_i64()), (0, Some(2), Some(0)), "{back}");
+    let (_, again) = bucket.run_via(&through_gate, data.path(), &["ingest", &source, "--json"]);
+    assert_eq!(again["sync"]["unchanged"].as_i64(), Some(2), "indexed now: left alone");
 }
