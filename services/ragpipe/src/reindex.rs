@@ -35,7 +35,7 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
     let distributed = config.distributed.amqp_url.is_some();
     let folder = match (&args.folder, distributed) {
         (Some(f), _) => Some(f.clone()),
-        (None, false) => Some(last_folder(state.as_ref()).await?),
+        (None, false) => Some(last_source(state.as_ref()).await?),
         (None, true) => None,
     };
     let started = reindex::start(state.as_ref(), collections.as_ref(), &wiring::first_index(&config)?, &req).await?;
@@ -66,7 +66,7 @@ pub async fn run(config: Config, args: ReindexArgs) -> anyhow::Result<ExitCode> 
 
 /// The folder the last sync listed: the embedded mode's source.
 /// The folder or S3 prefix the last ingest read.
-async fn last_folder(state: &dyn StateStore) -> anyhow::Result<String> {
+async fn last_source(state: &dyn StateStore) -> anyhow::Result<String> {
     let runs = state.sync_runs(1).await?;
     let source = runs.first().map(|r| r.source.clone()).context("nothing was ever ingested: pass --folder")?;
     Ok(match source.strip_prefix("file://") {

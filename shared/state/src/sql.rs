@@ -136,14 +136,12 @@ impl StateStore for SqlStateStore {
             .bind(generation)
             .execute(&self.pool)
             .await?;
-        if changed.rows_affected() == 1 && unread {
-            Ok(Observation::Unread { generation: generation + 1 })
-        } else if changed.rows_affected() == 1 {
-            Ok(Observation::Changed { generation: generation + 1 })
-        } else {
+        if changed.rows_affected() != 1 {
             // Someone else bumped it between our read and write; they enqueue.
-            Ok(Observation::Unchanged)
+            return Ok(Observation::Unchanged);
         }
+        let generation = generation + 1;
+        Ok(if unread { Observation::Unread { generation } } else { Observation::Changed { generation } })
     }
 
     async fn observe_many(&self, objs: &[Observed], run: i64) -> Result<Vec<Observation>, StateError> {

@@ -10,7 +10,7 @@
 //! be opened (damaged, or of another kind) is left out and the slide read
 //! on: the deck's own text does not depend on it.
 
-use super::stream::{Deck, Record};
+use super::stream::{Deck, Record, read_stream};
 use crate::word::{Writer, malformed};
 use crate::{ExtractError, Limits};
 use std::collections::HashMap;
@@ -46,7 +46,11 @@ pub(super) fn list(document: Record<'_>) -> HashMap<u32, u32> {
 pub(super) fn write(deck: &Deck, persist: u32, w: &mut Writer<'_>, limits: &Limits) -> Result<(), ExtractError> {
     let Some(storage) = deck.object(persist, EX_OLE_OBJ_STG) else { return Ok(()) };
     let Some(file) = storage_bytes(storage, limits.max_decompressed_bytes) else { return Ok(()) };
-    let Ok(Some(package)) = crate::unpanicked(|| stream(&file, "package_stream")) else { return Ok(()) };
+    let package = crate::unpanicked(|| {
+        let mut file = cfb::CompoundFile::open(Cursor::new(&file)).ok()?;
+        read_stream(&mut file, "package_stream").ok()
+    });
+    let Ok(Some(package)) = package else { return Ok(()) };
     let Ok(mut zip) = crate::archive::open(&package, limits.max_decompressed_bytes, "embedded object", malformed)
     else {
         return Ok(());
@@ -71,13 +75,5 @@ fn storage_bytes(storage: Record<'_>, max: u64) -> Option<Vec<u8>> {
     }
     let mut out = Vec::new();
     flate2::read::ZlibDecoder::new(storage.body.get(4..)?).take(declared).read_to_end(&mut out).ok()?;
-    Some(out)
-}
-
-/// A stream of a compound file, if the file opens and holds it.
-fn stream(file: &[u8], name: &str) -> Option<Vec<u8>> {
-    let mut file = cfb::CompoundFile::open(Cursor::new(file)).ok()?;
-    let mut out = Vec::new();
-    file.open_stream(name).ok()?.read_to_end(&mut out).ok()?;
     Some(out)
 }

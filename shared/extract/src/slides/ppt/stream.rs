@@ -113,12 +113,7 @@ impl Deck {
                 malformed("the compound file holds no PowerPoint Document stream")
             });
         }
-        let mut read = |name: &str| -> Result<Vec<u8>, ExtractError> {
-            let mut out = Vec::new();
-            let mut stream = file.open_stream(name).map_err(|e| malformed(&format!("{name} stream: {e}")))?;
-            stream.read_to_end(&mut out).map_err(|e| malformed(&format!("{name} stream: {e}")))?;
-            Ok(out)
-        };
+        let mut read = |name: &str| read_stream(&mut file, name).map_err(|e| malformed(&format!("{name} stream: {e}")));
         // A deck without summary properties (or with broken ones) has no title there.
         let title = read("\u{5}SummaryInformation").ok().and_then(|set| super::properties::title(&set));
         let stream = read("PowerPoint Document")?;
@@ -153,6 +148,16 @@ impl Deck {
             })
             .collect()
     }
+}
+
+/// One stream of a compound file, whole.
+pub(super) fn read_stream<F: Read + std::io::Seek>(
+    file: &mut cfb::CompoundFile<F>,
+    name: &str,
+) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    file.open_stream(name)?.read_to_end(&mut out)?;
+    Ok(out)
 }
 
 /// The persist directory as of the edit at `newest`, merged back through
