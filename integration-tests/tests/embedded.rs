@@ -150,3 +150,56 @@ fn embedded_ingest_search_and_resync() {
     assert_eq!(status["truncated"], 0);
     assert_eq!(status["chunks"].as_i64(), Some(expected));
 }
+
+/// A meeting's captions exported alone (no recording), as Teams and Zoom
+/// export them.
+const STANDUP: &str = "WEBVTT
+
+00:00:00.000 --> 00:00:04.200
+<v Ana>Morning. The database migration is blocked on the schema review.
+
+00:00:04.200 --> 00:00:09.000
+<v Ben>I will ask the platform team to approve the review before Thursday.
+
+00:00:09.000 --> 00:00:13.500
+<v Ana>Then the release candidate can be cut on Friday afternoon.
+";
+
+#[test]
+fn a_transcript_alone_is_indexed_and_an_edited_sidecar_reaches_its_recording() {
+    let env = Env { folder: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+    let put = |name: &str, bytes: &[u8]| std::fs::write(env.file(name), bytes).unwrap();
+    put("intro.wav", &common::deployment::fixture("audio", "intro.wav"));
+    put("intro.vtt", &common::deployment::fixture("audio", "intro.vtt"));
+    put("standup.vtt", STANDUP.as_bytes());
+
+    let (code, summary) = env.ingest();
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(2), Some(2)), "{summary}");
+
+    let (_, hits) = env.run(&["search", "why is the database migration blocked", "--json"]);
+    let top = &hits["hits"][0];
+    assert!(top["document"].as_str().unwrap().ends_with("/standup.vtt"), "{hits}");
+    let locator = top["locator"].as_str().unwrap();
+    assert!(locator.starts_with("#t=0.00,"), "cited by time: {locator}");
+    let text = canonical(&env.file("standup.vtt"));
+    assert_eq!(Locator::parse(locator).unwrap().resolve(&text), top["content"].as_str());
+    assert!(text.starts_with("Ana: Morning. The database migration"), "who speaks is said: {text}");
+    let (_, who) = env.run(&["search", "who will ask the platform team to approve", "--json", "--no-threshold"]);
+    assert!(who["hits"][0]["content"].as_str().unwrap().contains("Ben: I will ask"), "{who}");
+
+    // The recording's transcript corrected: the recording is read again.
+    let vtt = String::from_utf8(common::deployment::fixture("audio", "intro.vtt")).unwrap();
+    put("intro.vtt", vtt.replace("The causeway floods before high water.", "The causeway closes at dusk.").as_bytes());
+    let (_, again) = env.ingest();
+    assert_eq!((again["sync"]["changed"].as_i64(), again["sync"]["unchanged"].as_i64()), (Some(1), Some(1)), "{again}");
+    let chunks = env.chunks("intro.wav");
+    let said: String = chunks.iter().map(|c| c["content"].as_str().unwrap()).collect();
+    assert!(said.contains("closes at dusk") && !said.contains("floods"), "{said}");
+
+    // The recording removed: its transcript is a document of its own.
+    std::fs::remove_file(env.file("intro.wav")).unwrap();
+    let (_, third) = env.ingest();
+    assert_eq!((third["sync"]["new"].as_i64(), third["sync"]["deleted"].as_i64()), (Some(1), Some(1)), "{third}");
+    assert_eq!(env.chunks("intro.vtt").len(), 1);
+}

@@ -60,6 +60,10 @@ def good_controls(c: Corpus):
     if not c.small:
         c.add("good-id3.mp3", with_id3(bare), k, "indexed", "same MP3 with an ID3v2.3 tag")
         c.sidecar("good-id3.mp3", "audio/intro-mp3.srt")
+    # A transcript with no recording of its name is a document of its own;
+    # one that does not parse fails like any malformed file.
+    c.add("lone-captions.vtt", fx("audio/intro.vtt"), "transcript-alone", "indexed", "WebVTT, no recording beside it")
+    c.add("lone-broken.srt", b"1\nhello\nworld\n", "transcript-alone", "failed", "SubRip with no timing line")
     samples = sorted(p for p in SAMPLES.iterdir() if not p.name.startswith("."))
     code = sorted(p for p in (FIX / "code").iterdir() if p.name != "SOURCES.md")
     if c.small:

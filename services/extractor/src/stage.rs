@@ -283,8 +283,9 @@ fn fetch_reason(e: &SourceError) -> String {
     }
 }
 
-/// Transcript sidecars, in the order they are looked for. The source lists
-/// neither as a document of its own (see `FolderSource::skipping`).
+/// Transcript sidecars, in the order they are looked for. One beside its
+/// recording is not listed as a document of its own (see
+/// `ragpipe_source::WithSidecars`); one alone is a transcript document.
 pub const SIDECAR_EXTENSIONS: [&str; 2] = ["vtt", "srt"];
 
 /// Turns a panic inside chunking into a failure reason an admin can read.

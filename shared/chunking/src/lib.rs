@@ -28,7 +28,7 @@ pub fn chunk_document(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkCon
     let mut chunks = match doc.kind {
         Kind::Code => code::chunk(doc, counter, cfg),
         Kind::Spreadsheet | Kind::Csv => table::chunk(doc, counter, cfg),
-        Kind::Audio => transcript::chunk(doc, counter, cfg),
+        Kind::Audio | Kind::Transcript => transcript::chunk(doc, counter, cfg),
         Kind::Html
         | Kind::Markdown
         | Kind::Text

@@ -31,11 +31,15 @@ pub enum Kind {
     /// An archive (`.zip`, `.tar`, `.tar.gz`, `.tgz`, `.gz`): the documents
     /// it holds, each under a heading of its path.
     Archive,
+    /// A timed transcript on its own (WebVTT `.vtt`, SubRip `.srt`): a
+    /// meeting's or a video's captions with no recording beside them. One
+    /// beside its recording is that recording's sidecar, not a document.
+    Transcript,
 }
 
 impl Kind {
     /// Every kind, in the order people read them in lists.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Html,
         Kind::Markdown,
         Kind::Text,
@@ -49,6 +53,7 @@ impl Kind {
         Kind::Csv,
         Kind::Code,
         Kind::Audio,
+        Kind::Transcript,
         Kind::Image,
     ];
 
@@ -68,6 +73,7 @@ impl Kind {
             Kind::Email => "email",
             Kind::Ebook => "ebook",
             Kind::Archive => "archive",
+            Kind::Transcript => "transcript",
         }
     }
 
@@ -87,6 +93,7 @@ impl Kind {
             "email" => Kind::Email,
             "ebook" => Kind::Ebook,
             "archive" => Kind::Archive,
+            "transcript" => Kind::Transcript,
             _ => return None,
         })
     }

@@ -78,7 +78,7 @@ fn every_message_the_rust_types_write_is_valid_under_its_schema() {
     assert_valid(&validator("delete_job.schema.json"), &to_value(&delete));
     // Every document kind the Rust enum has is in the schema's enum.
     let embed = validator("embed_job.schema.json");
-    for kind in ["html", "markdown", "text", "pdf", "spreadsheet", "csv", "code", "audio"] {
+    for kind in Kind::ALL.map(Kind::as_str) {
         let mut msg = to_value(&embed_job());
         msg["kind"] = json!(kind);
         assert_valid(&embed, &msg);

@@ -12,7 +12,9 @@
 //!
 //! Canonical text: one cue per line, in the sidecar's (or the recogniser's)
 //! order; each line is a [`BlockKind::Cue`] block with the cue's start and
-//! end in seconds. A sidecar, when present, wins over recognition.
+//! end in seconds. A sidecar, when present, wins over recognition. A
+//! transcript with no recording beside it is read the same way, as a
+//! document of its own ([`Kind::Transcript`]).
 
 mod opus;
 mod resample;
@@ -51,15 +53,7 @@ pub(crate) fn extract(
     let want_samples = sidecar.is_none() && asr.is_some();
     let (duration, samples) = decode(name, bytes, limits, want_samples)?;
     let cues = match (sidecar, asr) {
-        (Some(sidecar), _) => {
-            let text = crate::text::decode(sidecar.bytes)?;
-            let cues = subtitles::parse(&text)
-                .map_err(|e| ExtractError::Malformed(format!("malformed transcript {}: {e}", sidecar.name)))?;
-            if cues.is_empty() {
-                return Err(ExtractError::Malformed(format!("empty transcript: {} has no cues", sidecar.name)));
-            }
-            cues
-        }
+        (Some(sidecar), _) => read_cues(sidecar.name, sidecar.bytes)?,
         (None, Some(asr)) => {
             let cues = asr.transcribe(&samples.unwrap_or_default()).map_err(ExtractError::Malformed)?;
             if cues.is_empty() {
@@ -69,6 +63,31 @@ pub(crate) fn extract(
         }
         (None, None) => return Err(ExtractError::Malformed(NO_TRANSCRIPT.into())),
     };
+    Ok(timed(name, Kind::Audio, cues, duration))
+}
+
+/// A transcript file on its own (no recording beside it): its cues, cited
+/// by time as a recording's are; its length is where its last cue ends.
+pub(crate) fn transcript(name: &str, bytes: &[u8]) -> Result<Document, ExtractError> {
+    let cues = read_cues(name, bytes)?;
+    let duration = cues.iter().map(|c| c.end).fold(0.0, f64::max);
+    Ok(timed(name, Kind::Transcript, cues, duration))
+}
+
+/// The cues of a WebVTT or SubRip file; one with none is an error.
+fn read_cues(name: &str, bytes: &[u8]) -> Result<Vec<Cue>, ExtractError> {
+    let text = crate::text::decode(bytes)?;
+    let cues =
+        subtitles::parse(&text).map_err(|e| ExtractError::Malformed(format!("malformed transcript {name}: {e}")))?;
+    if cues.is_empty() {
+        return Err(ExtractError::Malformed(format!("empty transcript: {name} has no cues")));
+    }
+    Ok(cues)
+}
+
+/// The canonical document of timed text: one cue per line, each a
+/// [`BlockKind::Cue`] block.
+fn timed(name: &str, kind: Kind, cues: Vec<Cue>, duration: f64) -> Document {
     let mut out = String::new();
     let mut blocks = Vec::with_capacity(cues.len());
     for cue in cues {
@@ -80,9 +99,9 @@ pub(crate) fn extract(
         let kind = BlockKind::Cue { start: cue.start, end: cue.end };
         blocks.push(Block { kind, range: start..out.len(), page: None });
     }
-    Ok(Document {
+    Document {
         title: fallback_title(name),
-        kind: Kind::Audio,
+        kind,
         text: out,
         blocks,
         tables: Vec::new(),
@@ -90,7 +109,7 @@ pub(crate) fn extract(
         regions: Vec::new(),
         ocr_pages: Vec::new(),
         warnings: Vec::new(),
-    })
+    }
 }
 
 /// Decodes the whole stream (checking it as [`extract`] does) and returns

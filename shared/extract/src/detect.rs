@@ -150,6 +150,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp", "ppt", "pps"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Ebook, &["epub"]),
+    (Kind::Transcript, &["vtt", "srt"]),
     (Kind::Archive, &["zip", "tar", "tgz", "gz"]),
     (
         Kind::Audio,
@@ -200,7 +201,7 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
 
 /// Formats whose content has no magic number of its own.
 fn text_like(kind: Kind) -> bool {
-    matches!(kind, Kind::Html | Kind::Markdown | Kind::Text | Kind::Csv | Kind::Code | Kind::Email)
+    matches!(kind, Kind::Html | Kind::Markdown | Kind::Text | Kind::Csv | Kind::Code | Kind::Email | Kind::Transcript)
 }
 
 /// A coarse description of content with no magic number, for error messages.

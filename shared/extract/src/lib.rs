@@ -33,8 +33,9 @@ pub use pdf::NO_TEXT_LAYER;
 
 /// Bumped whenever any extractor's output for the same bytes can change (3:
 /// e-mail HTML bodies keep their blocks apart and attachments are read; 4:
-/// charts in decks are read as tables; 5: Opus sound and archives are read).
-pub const EXTRACTOR_VERSION: &str = "5";
+/// charts in decks are read as tables; 5: Opus sound and archives are read;
+/// 6: transcripts name their speakers, `.ppt` charts and merged cells).
+pub const EXTRACTOR_VERSION: &str = "6";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.
@@ -176,6 +177,7 @@ pub fn extract_scanned(
         Kind::Csv => sheet::extract_csv(name, bytes, limits)?,
         Kind::Code => code::extract(name, &text::decode(bytes)?)?,
         Kind::Audio => audio::extract(name, bytes, sidecar, asr, limits)?,
+        Kind::Transcript => audio::transcript(name, bytes)?,
         Kind::Word => word::extract(name, bytes, limits)?,
         Kind::Presentation => slides::extract(name, bytes, limits)?,
         Kind::Email => email::extract(name, bytes, limits)?,

@@ -79,3 +79,33 @@ fn damaged_or_untranscribed_audio_fails_with_a_precise_reason() {
     let err = extract_with(Kind::Audio, "intro.wav", &fixture("intro.wav"), Some(bad), &limits).unwrap_err();
     assert_eq!(err.to_string(), "malformed transcript x.vtt: line 3: expected a cue timing line (start --> end)");
 }
+
+#[test]
+fn a_transcript_alone_is_a_document_cited_by_time() {
+    for name in ["intro.vtt", "intro-mp3.srt"] {
+        let bytes = fixture(name);
+        let kind = detect(name, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(kind, Kind::Transcript, "{name}");
+        let doc = extract_with(kind, name, &bytes, None, &Limits::default()).unwrap();
+        assert_eq!(doc.kind, Kind::Transcript);
+        assert_eq!(doc.title, name.rsplit_once('.').unwrap().0);
+        assert_eq!(doc.text, SPOKEN.join("\n"));
+        let BlockKind::Cue { start, end } = doc.blocks[1].kind else { panic!("{name}: not a cue") };
+        assert_eq!((start, end), (2.789, 5.086), "{name}");
+        let BlockKind::Cue { end: last, .. } = doc.blocks[3].kind else { unreachable!() };
+        assert_eq!(doc.duration, Some(last), "{name}: as long as its last cue");
+    }
+    let reason = |name: &str, bytes: &[u8]| {
+        let kind = detect(name, bytes).map_err(|e| e.to_string())?;
+        extract_with(kind, name, bytes, None, &Limits::default()).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        reason("notes.vtt", b"WEBVTT\n\n00:01.000 -> 00:02.000\nhi\n").unwrap_err(),
+        "malformed transcript notes.vtt: line 3: expected a cue timing line (start --> end)"
+    );
+    assert_eq!(
+        reason("empty.vtt", b"WEBVTT\n\nNOTE nothing said\n").unwrap_err(),
+        "empty transcript: empty.vtt has no cues"
+    );
+    assert!(reason("song.srt", &fixture("intro-mp3.mp3")).unwrap_err().starts_with("content does not match extension"));
+}

@@ -15,9 +15,6 @@ use tokio::sync::mpsc;
 
 pub struct FolderSource {
     root: PathBuf,
-    /// Extensions (lowercase, no dot) of files that are not documents on
-    /// their own (e.g. transcript sidecars) and are not listed.
-    skip_extensions: Vec<String>,
 }
 
 impl FolderSource {
@@ -29,13 +26,7 @@ impl FolderSource {
         if !root.is_dir() {
             return Err(SourceError::List { root: root.display().to_string(), reason: "not a directory".into() });
         }
-        Ok(FolderSource { root, skip_extensions: Vec::new() })
-    }
-
-    /// Files with these extensions are not listed as documents.
-    pub fn skipping(mut self, extensions: &[&str]) -> Self {
-        self.skip_extensions = extensions.iter().map(|e| e.to_ascii_lowercase()).collect();
-        self
+        Ok(FolderSource { root })
     }
 
     pub fn path(&self) -> &Path {
@@ -130,8 +121,7 @@ impl FolderSource {
         path.canonicalize().is_ok_and(|real| real.starts_with(&self.root))
     }
 
-    /// A regular file's listing entry; `None` for files that are not
-    /// documents on their own (sidecars).
+    /// A regular file's listing entry.
     fn meta(&self, path: &Path) -> Option<Result<ObjectMeta, SourceError>> {
         let Some(key) = path.strip_prefix(&self.root).ok()?.to_str() else {
             // Keys are UTF-8 everywhere (URIs, JSON, S3); such a file cannot
@@ -139,10 +129,6 @@ impl FolderSource {
             return Some(Err(self.skipped(path, "file name is not valid UTF-8".into())));
         };
         let key = key.replace('\\', "/");
-        let ext = key.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-        if self.skip_extensions.contains(&ext) {
-            return None;
-        }
         let md = match path.canonicalize().and_then(|real| std::fs::metadata(&real).map(|md| (real, md))) {
             Ok((real, _)) if !real.starts_with(&self.root) => {
                 return Some(Err(self.skipped(path, "symlink leads outside the ingested folder".into())));
@@ -214,7 +200,7 @@ impl ObjectSource for FolderSource {
 
     fn list(&self) -> Listing {
         let (tx, rx) = mpsc::channel(1024);
-        let this = FolderSource { root: self.root.clone(), skip_extensions: self.skip_extensions.clone() };
+        let this = FolderSource { root: self.root.clone() };
         tokio::task::spawn_blocking(move || this.walk(&tx));
         rx
     }

@@ -8,9 +8,11 @@
 pub mod conformance;
 mod folder;
 mod s3;
+mod sidecars;
 
 pub use folder::FolderSource;
 pub use s3::{S3Config, S3Source};
+pub use sidecars::{Pairing, WithSidecars};
 
 use async_trait::async_trait;
 use tokio::sync::mpsc;

@@ -64,19 +64,11 @@ impl S3Config {
 pub struct S3Source {
     client: Client,
     config: S3Config,
-    skip_extensions: Vec<String>,
 }
 
 impl S3Source {
     pub fn new(config: S3Config) -> Self {
-        S3Source { client: config.client(), config, skip_extensions: Vec::new() }
-    }
-
-    /// Objects whose keys end in these extensions are not listed as documents
-    /// (transcript sidecars, read with their audio).
-    pub fn skipping(mut self, extensions: &[&str]) -> Self {
-        self.skip_extensions = extensions.iter().map(|e| format!(".{}", e.to_ascii_lowercase())).collect();
-        self
+        S3Source { client: config.client(), config }
     }
 
     fn full_key(&self, key: &str) -> String {
@@ -97,7 +89,6 @@ impl ObjectSource for S3Source {
     fn list(&self) -> Listing {
         let (tx, rx) = mpsc::channel(1024);
         let (client, config) = (self.client.clone(), self.config.clone());
-        let skip = self.skip_extensions.clone();
         tokio::spawn(async move {
             let mut token: Option<String> = None;
             loop {
@@ -119,9 +110,6 @@ impl ObjectSource for S3Source {
                 };
                 for obj in page.contents() {
                     let Some(full) = obj.key() else { continue };
-                    if skip.iter().any(|ext| full.to_ascii_lowercase().ends_with(ext.as_str())) {
-                        continue;
-                    }
                     let key = full.strip_prefix(config.prefix.as_str()).unwrap_or(full).to_string();
                     let meta = ObjectMeta {
                         uri: format!("s3://{}/{full}", config.bucket),

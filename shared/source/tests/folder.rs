@@ -213,17 +213,3 @@ async fn etag_changes_when_a_file_changes() {
     assert_eq!(before[1], after[1], "untouched file changed");
     assert_eq!(before[0].uri, after[0].uri);
 }
-
-#[tokio::test]
-async fn skipped_extensions_are_not_listed_but_stay_fetchable() {
-    let dir = tempfile::tempdir().unwrap();
-    for key in ["talk.mp3", "talk.vtt", "LOUD.VTT", "notes.srt"] {
-        write(dir.path(), key, key.as_bytes());
-    }
-    let all = FolderSource::new(dir.path()).unwrap();
-    assert_eq!(keys(&all).await, ["LOUD.VTT", "notes.srt", "talk.mp3", "talk.vtt"]);
-    let source = FolderSource::new(dir.path()).unwrap().skipping(&["vtt"]);
-    assert_eq!(keys(&source).await, ["notes.srt", "talk.mp3"]);
-    // A sidecar is read next to its media file, so fetching it still works.
-    assert_eq!(fetch(&source, "talk.vtt", 100).await.unwrap(), b"talk.vtt");
-}

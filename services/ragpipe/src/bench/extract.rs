@@ -73,7 +73,7 @@ fn units(doc: &Document) -> (usize, &'static str) {
         }
         Kind::Code | Kind::Text => (doc.text.lines().count(), "ln"),
         // Seconds of audio per second of extraction: 1 / the real-time factor.
-        Kind::Audio => (doc.duration.unwrap_or(0.0).round() as usize, "s"),
+        Kind::Audio | Kind::Transcript => (doc.duration.unwrap_or(0.0).round() as usize, "s"),
         _ => (doc.blocks.len(), "blk"),
     }
 }

@@ -3,10 +3,12 @@
 //! Both are read the way players read them: blocks separated by blank
 //! lines, a `start --> end` timing line, then the cue's text lines. WebVTT's
 //! header, `NOTE`, `STYLE` and `REGION` blocks, cue identifiers and cue
-//! settings (`align:start` …) are skipped; markup (`<v Speaker>`, `<i>`,
-//! inline timestamps, SubRip's `<font>`) is removed and character references
-//! are decoded, so only the words spoken reach the index. A malformed timing
-//! line is an error naming its line, not a silently lost cue.
+//! settings (`align:start` …) are skipped; markup (`<i>`, inline
+//! timestamps, SubRip's `<font>`) is removed and character references are
+//! decoded, so only the words spoken reach the index, with who spoke them:
+//! a voice tag (`<v Ann>`, as Teams writes every cue) becomes `Ann: `, as
+//! Zoom writes it in plain text. A malformed timing line is an error naming
+//! its line, not a silently lost cue.
 
 /// One cue: spoken from `start` to `end` seconds, its lines joined by spaces.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,7 +103,13 @@ fn plain(line: &str) -> String {
         rest = &rest[i..];
         if rest.starts_with('<') {
             match rest.find('>') {
-                Some(j) => rest = &rest[j + 1..],
+                Some(j) => {
+                    if let Some(who) = voice(&rest[1..j]) {
+                        out.push_str(who);
+                        out.push_str(": ");
+                    }
+                    rest = &rest[j + 1..];
+                }
                 None => {
                     out.push('<');
                     rest = &rest[1..];
@@ -141,6 +149,16 @@ fn plain(line: &str) -> String {
     out
 }
 
+/// The speaker a WebVTT voice tag names: `v Ann`, `v.loud Ann Lee`.
+fn voice(tag: &str) -> Option<&str> {
+    let rest = tag.strip_prefix('v')?;
+    if !rest.starts_with([' ', '\t', '.']) {
+        return None;
+    }
+    let (_, name) = rest.split_once([' ', '\t'])?;
+    Some(name.trim()).filter(|n| !n.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,10 +170,17 @@ mod tests {
         assert_eq!(
             cues,
             [
-                Cue { start: 0.0, end: 2.5, text: "Welcome to the station, friends & guests.".into() },
+                Cue { start: 0.0, end: 2.5, text: "Ann: Welcome to the station, friends & guests.".into() },
                 Cue { start: 2.5, end: 65.25, text: "Second cue with a timestamp.".into() },
             ]
         );
+    }
+
+    #[test]
+    fn voices_name_their_speaker() {
+        let vtt = "WEBVTT\n\n00:01.000 --> 00:02.000\n<v.loud Ann Lee>Ship it.</v>\n\n00:02.000 --> 00:03.000\n<v>No name</v> <v\tBen>yes\n";
+        let said: Vec<String> = parse(vtt).unwrap().into_iter().map(|c| c.text).collect();
+        assert_eq!(said, ["Ann Lee: Ship it.", "No name Ben: yes"]);
     }
 
     #[test]
