@@ -133,17 +133,17 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     let json: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
     assert_eq!(json["index"]["model"], "multilingual-e5-small-int8", "the default variant: {json}");
     assert_eq!(json["abstained"], false, "{json}");
-    // The answer is the nearest chunk; fused with BM25 (which favours
-    // chmod(1)'s many "usuarios") it leads or comes second.
+    // At e5's own budget (512) the page is four chunks, all ahead of the
+    // other pages; the one that answers is among the first three (fused with
+    // BM25, which favours chmod(1)'s many "usuarios", it was second at 256).
     let hits = json["hits"].as_array().unwrap();
-    let answer = hits[..2]
+    assert!(hits[..3].iter().all(|h| h["document"].as_str().unwrap().ends_with("man-at.1.txt")), "{json}");
+    let answer = hits[..3]
         .iter()
         .find(|h| h["content"].as_str().unwrap().contains("los permisos para utilizarlos"))
-        .unwrap_or_else(|| panic!("not in the first two hits: {json}"));
-    assert!(answer["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{json}");
+        .unwrap_or_else(|| panic!("not in the first three hits: {json}"));
     assert!(answer["locator"].as_str().unwrap().starts_with("#char="), "cited: {json}");
-    let nearest = hits.iter().map(|h| h["distance"].as_f64().unwrap()).fold(f64::MAX, f64::min);
-    assert_eq!(answer["distance"].as_f64().unwrap(), nearest, "the nearest chunk: {json}");
+    assert_eq!(json["fusion"], "convex (dense weight 0.7)", "the model's own fusion: {json}");
 
     // e5 abstains by windows (its spec's abstain_window_words): a question
     // whose nearest chunk lies beyond the threshold while a window of that
