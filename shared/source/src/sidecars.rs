@@ -58,28 +58,12 @@ impl<S: ObjectSource> ObjectSource for WithSidecars<S> {
                         continue;
                     }
                 };
-                if !held.still_open(&meta.key) {
-                    for out in held.release(&pairing) {
-                        if tx.send(Ok(out)).await.is_err() {
-                            return;
-                        }
-                    }
-                }
-                match pairing.role(&meta.key).map(|(stem, _)| stem.to_string()) {
-                    Some(stem) => held.hold(meta, &stem),
-                    None if held.is_empty() => {
-                        if tx.send(Ok(meta)).await.is_err() {
-                            return;
-                        }
-                    }
-                    None => held.entries.push(meta),
-                }
-            }
-            for out in held.release(&pairing) {
-                if tx.send(Ok(out)).await.is_err() {
+                if !held.still_open(&meta.key) && !send_all(&tx, held.release(&pairing)).await {
                     return;
                 }
+                held.hold(meta, &pairing);
             }
+            send_all(&tx, held.release(&pairing)).await;
         });
         rx
     }
@@ -87,6 +71,16 @@ impl<S: ObjectSource> ObjectSource for WithSidecars<S> {
     async fn fetch(&self, key: &str, max_bytes: u64) -> Result<Vec<u8>, SourceError> {
         self.inner.fetch(key, max_bytes).await
     }
+}
+
+/// Sends `entries` in order; false once the receiver is gone.
+async fn send_all(tx: &mpsc::Sender<Result<ObjectMeta, SourceError>>, entries: Vec<ObjectMeta>) -> bool {
+    for meta in entries {
+        if tx.send(Ok(meta)).await.is_err() {
+            return false;
+        }
+    }
+    true
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -117,21 +111,19 @@ impl Pairing {
 struct Held {
     entries: Vec<ObjectMeta>,
     /// `stem.` of each held recording or sidecar: later keys starting with
-    /// one of these may still pair.
+    /// one of these may still pair. Empty: the next key releases the entries.
     open: Vec<String>,
 }
 
 impl Held {
-    fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     fn still_open(&self, key: &str) -> bool {
         self.open.iter().any(|p| key.starts_with(p.as_str()))
     }
 
-    fn hold(&mut self, meta: ObjectMeta, stem: &str) {
-        self.open.push(format!("{stem}."));
+    fn hold(&mut self, meta: ObjectMeta, pairing: &Pairing) {
+        if let Some((stem, _)) = pairing.role(&meta.key) {
+            self.open.push(format!("{stem}."));
+        }
         self.entries.push(meta);
     }
 
