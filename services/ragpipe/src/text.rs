@@ -7,6 +7,7 @@
 use crate::cli::TextArgs;
 use anyhow::Context;
 use ragpipe_config::Config;
+use ragpipe_core::Kind;
 use ragpipe_extract::Sidecar;
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
 use std::process::ExitCode;
@@ -16,7 +17,9 @@ pub fn run(config: Config, args: TextArgs) -> anyhow::Result<ExitCode> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let kind = ragpipe_extract::detect(&name, &bytes)?;
-    let sidecar = SIDECAR_EXTENSIONS.iter().find_map(|ext| {
+    // Only a recording reads a transcript beside it (a transcript alone is
+    // its own document: looking would read the file itself again).
+    let sidecar = SIDECAR_EXTENSIONS.iter().filter(|_| kind == Kind::Audio).find_map(|ext| {
         let side = path.with_extension(ext);
         let bytes = std::fs::read(&side).ok()?;
         Some((side.file_name()?.to_string_lossy().to_string(), bytes))
