@@ -203,3 +203,74 @@ fn a_transcript_alone_is_indexed_and_an_edited_sidecar_reaches_its_recording() {
     assert_eq!((third["sync"]["new"].as_i64(), third["sync"]["deleted"].as_i64()), (Some(1), Some(1)), "{third}");
     assert_eq!(env.chunks("intro.vtt").len(), 1);
 }
+
+#[test]
+fn text_is_read_whatever_its_name_and_binary_is_refused() {
+    let env = Env { folder: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+    let put = |name: &str, bytes: &[u8]| {
+        std::fs::create_dir_all(env.file(name).parent().unwrap()).unwrap();
+        std::fs::write(env.file(name), bytes).unwrap();
+    };
+    put("README", b"Release checklist\n\nBefore tagging a release, run the smoke tests against the staging cluster.\n");
+    put("config/retention.json", RETENTION.as_bytes());
+    put("bin/rotate", b"#!/bin/sh\n# Rotates the nightly backups: keeps seven, deletes older ones.\nfind /backups -mtime +7 -delete\n");
+    let notebook =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures/notebook/returns.ipynb");
+    put("analysis/returns.ipynb", &std::fs::read(notebook).unwrap());
+    put("minutes.dat", b"Facilities meeting\n\nThe car park barrier is repaired on Thursday; badges open it again.\n");
+    put("blob.bin", &(0..=255u8).cycle().take(4096).collect::<Vec<u8>>());
+    put(
+        "keys/id_ed25519",
+        b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n",
+    );
+
+    let (code, summary) = env.ingest();
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(7), Some(5)), "{summary}");
+    assert_eq!(failure_reason(&summary, "blob.bin"), "unsupported type: .bin");
+    assert_eq!(failure_reason(&summary, "id_ed25519"), "unsupported type: application/x-x509-ca-cert");
+
+    // A configuration file is code: cited by its lines.
+    let (_, hits) = env.run(&["search", "how long are audit logs kept", "--json", "--no-threshold"]);
+    let top = &hits["hits"][0];
+    assert!(top["document"].as_str().unwrap().ends_with("config/retention.json"), "{hits}");
+    assert_eq!(top["kind"], "code");
+    let locator = top["locator"].as_str().unwrap();
+    assert!(locator.starts_with("#L"), "{locator}");
+    let text = canonical(&env.file("config/retention.json"));
+    assert_eq!(Locator::parse(locator).unwrap().resolve(&text), top["content"].as_str());
+
+    // Text under no extension, or one ragpipe does not know, is found; the latter is flagged.
+    for (question, file) in [
+        ("what must run before a release is tagged", "/README"),
+        ("when is the car park barrier repaired", "/minutes.dat"),
+    ] {
+        let (_, hits) = env.run(&["search", question, "--json", "--no-threshold"]);
+        assert!(hits["hits"][0]["document"].as_str().unwrap().ends_with(file), "{question}: {hits}");
+    }
+    // A notebook: its cells and what its code printed, as Markdown.
+    let (_, hits) = env.run(&["search", "which return reason was the most common", "--json", "--no-threshold"]);
+    let top = &hits["hits"][0];
+    assert!(top["document"].as_str().unwrap().ends_with("analysis/returns.ipynb"), "{hits}");
+    assert_eq!(top["kind"], "markdown");
+    let text = canonical(&env.file("analysis/returns.ipynb"));
+    assert_eq!(Locator::parse(top["locator"].as_str().unwrap()).unwrap().resolve(&text), top["content"].as_str());
+    assert!(text.contains("damaged in transit: 412 returns (38 %)"), "{text}");
+
+    let (_, page) = env.run(&["documents", "--warned", "--json"]);
+    let warned = common::warnings(&page);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert_eq!(warned[0].0, "minutes.dat");
+    assert!(warned[0].1.contains("read as plain text: .dat is not a type ragpipe knows"), "{warned:?}");
+    assert_eq!(env.chunks("bin/rotate")[0]["locator"].as_str().map(|l| l.starts_with("#L")), Some(true));
+}
+
+const RETENTION: &str = r#"{
+  "retention": {
+    "audit_log_days": 400,
+    "audit_log_note": "Audit logs are kept for 400 days, as the SOC 2 auditors require.",
+    "backups": { "nightly_copies": 7, "weekly_copies": 8 }
+  },
+  "owners": ["platform-team@example.com"]
+}
+"#;

@@ -111,6 +111,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("epub", "ebook/field-guide.epub"),
     ("zip", "archive/handbook.zip"),
     ("tgz", "archive/handbook.tar.gz"),
+    ("ipynb", "notebook/returns.ipynb"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 
@@ -181,7 +182,10 @@ def wrong_extensions(c: Corpus):
             ("elf-named.txt", elf, "failed", "ELF header"),
             ("png-named.pdf", png, "failed", "PNG header"),
             ("setup.exe", pe, "failed", "PE executable: unsupported type"),
-            ("data.xyz", PARA.encode(), "failed", "unknown extension"),
+            ("data.xyz", PARA.encode(), "indexed", "text under an unknown extension is read as text"),
+            ("README", PARA.encode(), "indexed", "text without an extension"),
+            ("blob.xyz", bytes(range(256)) * 16, "failed", "binary under an unknown extension"),
+            ("id_ed25519", b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n", "failed", "a private key is text, not a document"),
             ("xlsx-named.ods", xlsx, "either", "a spreadsheet in another spreadsheet format"),
             ("wav-named.mp3", fx("audio/intro.wav"), "either", "audio in another audio format"),
             ("html-named.txt", html, "either", "HTML is text"),

@@ -294,6 +294,8 @@ def long_lines(c: Corpus):
     blob = base64.b64encode(random.Random(13).randbytes(3 << 20))  # 4 MiB of base64, repeated
     c.add_stream("base64-10mb.txt", [blob] * 2 + [blob[: 2 << 20]], k, "either", "10 MB base64 blob on one line")
     c.add_stream("one-paragraph-2mb.md", [block] * 32, k, "either", "a 2 MB Markdown paragraph")
+    record = b'{"id":1,"note":"' + block[:200] + b'"},'
+    c.add_stream("minified-1mb.json", [b"["] + [record] * ((1 << 20) // len(record)) + [b"{}]"], k, "either", "minified JSON, no newline: code without a grammar")
     c.add("unclosed-quote.csv", b'a,b\n1,"never closed\n' + (b"2,row\n" * 100_000), k, "either", "an opening quote swallows 100k lines")
 
 

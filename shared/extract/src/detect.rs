@@ -11,7 +11,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         return Err(ExtractError::Empty);
     }
     let ext = extension(name);
-    let by_ext = kind_for_extension(&ext);
+    let by_ext = kind_for_extension(&ext).or_else(|| code_by_name(name));
     let mime = infer::get(bytes).map(|t| t.mime_type()).or_else(|| mpeg_audio(bytes).then_some("audio/mpeg"));
     match (by_ext, mime) {
         (Some(e), None) if text_like(e) => Ok(e),
@@ -24,9 +24,50 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         }
         (None, Some("application/x-ole-storage")) if outlook_message(bytes) => Ok(Kind::Email),
         (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
-        (None, None) if ext.is_empty() => Err(ExtractError::Unsupported("file without extension".into())),
-        (None, None) => Err(ExtractError::Unsupported(format!(".{ext}"))),
+        (None, None) => unnamed_text(&ext, bytes),
     }
+}
+
+/// A file whose extension names no type ragpipe reads (or that has none),
+/// and whose content has no magic number: read as plain text when the
+/// content is text (a `README`, `notes.dat`), refused otherwise. Drawings
+/// and lock files are text too, but not documents: they stay refused (PEM
+/// keys and certificates have a magic number, `-----BEGIN`).
+fn unnamed_text(ext: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
+    if NOT_DOCUMENTS.contains(&ext) || !crate::text::is_text(bytes) {
+        let what = if ext.is_empty() { "file without extension".to_string() } else { format!(".{ext}") };
+        return Err(ExtractError::Unsupported(what));
+    }
+    Ok(Kind::Text)
+}
+
+/// Text formats that are not documents to read as plain text: drawings and
+/// package managers' generated lock files (`Cargo.lock`, `yarn.lock`).
+const NOT_DOCUMENTS: &[&str] = &["svg", "svgz", "lock"];
+
+/// Whether a document of `kind` named `name` was read as plain text only
+/// because its content is text: its extension names no type.
+pub(crate) fn read_as_unnamed_text(kind: Kind, name: &str) -> bool {
+    kind == Kind::Text && !extension(name).is_empty() && kind_for_name(name).is_none()
+}
+
+/// Build and container files named by convention rather than extension.
+fn code_by_name(name: &str) -> Option<Kind> {
+    const NAMES: &[&str] = &[
+        "makefile",
+        "gnumakefile",
+        "dockerfile",
+        "containerfile",
+        "jenkinsfile",
+        "vagrantfile",
+        "gemfile",
+        "rakefile",
+        "procfile",
+        "justfile",
+        "brewfile",
+    ];
+    let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    NAMES.contains(&base.as_str()).then_some(Kind::Code)
 }
 
 /// Whether `bytes` start with two consecutive MPEG audio Layer III frames:
@@ -140,8 +181,8 @@ pub fn kind_for_name(name: &str) -> Option<Kind> {
 /// The extensions each kind's documents are named with (code aside).
 const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Html, &["html", "htm", "xhtml"]),
-    (Kind::Markdown, &["md", "markdown", "mdown"]),
-    (Kind::Text, &["txt", "text", "rst", "log"]),
+    (Kind::Markdown, &["md", "markdown", "mdown", "ipynb"]),
+    (Kind::Text, &["txt", "text", "rst", "log", "adoc", "asciidoc", "org", "tex", "latex", "textile"]),
     (Kind::Pdf, &["pdf"]),
     (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
@@ -195,6 +236,7 @@ fn kind_for_mime(mime: &str) -> Option<Kind> {
         "application/epub+zip" => Kind::Ebook,
         "application/gzip" | "application/x-tar" => Kind::Archive,
         "text/html" => Kind::Html,
+        "text/x-shellscript" => Kind::Code,
         _ => return None,
     })
 }
@@ -231,11 +273,47 @@ mod tests {
         assert_eq!(html_as_pdf.to_string(), "content does not match extension: .pdf file holds text/html, not pdf");
         let exe = detect("setup.exe", b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff").unwrap_err();
         assert_eq!(exe.to_string(), "unsupported type: application/vnd.microsoft.portable-executable");
-        assert_eq!(detect("data.xyz", b"hello").unwrap_err().to_string(), "unsupported type: .xyz");
         let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
         elf.resize(64, 0);
         let exe_as_txt = detect("notes.txt", &elf).unwrap_err();
         assert!(exe_as_txt.to_string().starts_with("content does not match extension: .txt file holds application/"));
+    }
+
+    #[test]
+    fn text_under_any_name_is_read_binary_is_not() {
+        assert_eq!(detect("data.xyz", b"hello"), Ok(Kind::Text));
+        assert_eq!(detect("README", b"Install it with make.\n"), Ok(Kind::Text));
+        assert_eq!(detect("docs/Makefile", b"all:\n\tcc -o a a.c\n"), Ok(Kind::Code));
+        assert_eq!(detect("bin/deploy", b"#!/bin/sh\nexec ragpipe serve\n"), Ok(Kind::Code));
+        assert_eq!(detect("config.json", b"{\"a\": 1}"), Ok(Kind::Code));
+        assert_eq!(detect("pom.xml", b"<?xml version=\"1.0\"?><project/>"), Ok(Kind::Code));
+        assert_eq!(detect("guide.adoc", b"= Guide\n\nText."), Ok(Kind::Text));
+        let latin1 = b"Caf\xe9 cr\xe8me, na\xefve r\xe9sum\xe9.\n";
+        assert_eq!(detect("menu.dat", latin1), Ok(Kind::Text), "legacy 8-bit text");
+        let utf16: Vec<u8> =
+            [0xFF, 0xFE].into_iter().chain("notes".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        assert_eq!(detect("notes.nfo2", &utf16), Ok(Kind::Text));
+        // Binary content without a magic number stays refused by its name.
+        let noise: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        assert_eq!(detect("blob.xyz", &noise).unwrap_err().to_string(), "unsupported type: .xyz");
+        assert_eq!(detect("blob", &noise).unwrap_err().to_string(), "unsupported type: file without extension");
+        let controls = b"\x01\x02\x03\x04 mostly control bytes \x05\x06\x07\x08\x0e\x0f\x10\x11";
+        assert!(detect("record.dat", controls).is_err());
+        // Text that is not a document.
+        let key = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
+        assert_eq!(detect("id_ed25519", key).unwrap_err().to_string(), "unsupported type: application/x-x509-ca-cert");
+        assert!(detect("Cargo.lock", b"version = 4\n").is_err());
+        assert_eq!(
+            detect("logo.svg", b"<svg xmlns=\"http://www.w3.org/2000/svg\"/>").unwrap_err().to_string(),
+            "unsupported type: .svg"
+        );
+        // Flat ODF is XML that only its own reader could read.
+        assert_eq!(
+            detect("book.fods", b"<?xml version=\"1.0\"?><office:document/>").unwrap_err().to_string(),
+            "unsupported type: text/xml"
+        );
+        assert!(read_as_unnamed_text(Kind::Text, "data.xyz"));
+        assert!(!read_as_unnamed_text(Kind::Text, "README") && !read_as_unnamed_text(Kind::Text, "a.txt"));
     }
 
     /// Frames of `n` bytes each starting with the 4-byte header `h`.

@@ -15,6 +15,7 @@ mod embedded;
 mod epub;
 mod html;
 mod markdown;
+mod notebook;
 mod ocr;
 mod package;
 mod pdf;
@@ -34,8 +35,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// Bumped whenever any extractor's output for the same bytes can change (3:
 /// e-mail HTML bodies keep their blocks apart and attachments are read; 4:
 /// charts in decks are read as tables; 5: Opus sound and archives are read;
-/// 6: transcripts name their speakers, `.ppt` charts and merged cells).
-pub const EXTRACTOR_VERSION: &str = "6";
+/// 6: transcripts name their speakers, `.ppt` charts and merged cells; 7:
+/// text under any name, configuration files as code, Jupyter notebooks, in
+/// archives and mail too, and legacy 8-bit text read as Windows-1252).
+pub const EXTRACTOR_VERSION: &str = "7";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.
@@ -169,7 +172,13 @@ pub fn extract_scanned(
             html::check_nesting(&source, limits.max_nesting)?;
             html::extract(name, &source)
         }
+        Kind::Markdown if extension(name) == "ipynb" => notebook::extract(name, &text::decode(bytes)?)?,
         Kind::Markdown => markdown::extract(name, &text::decode(bytes)?),
+        Kind::Text if detect::read_as_unnamed_text(kind, name) => {
+            let mut doc = text::extract(name, &text::decode(bytes)?);
+            doc.warnings.push(format!("read as plain text: .{} is not a type ragpipe knows", extension(name)));
+            doc
+        }
         Kind::Text => text::extract(name, &text::decode(bytes)?),
         Kind::Pdf => pdf::extract(name, bytes, ocr, limits)?,
         Kind::Image => ocr::extract_image(name, bytes, ocr, limits)?,

@@ -3,9 +3,11 @@
 use crate::{ExtractError, fallback_title};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
 
-/// Decodes text bytes: UTF-8 (BOM stripped), UTF-16 with a BOM, else Latin-1,
-/// which maps every byte and so never fails on legacy 8-bit files. Bytes with
-/// NULs outside UTF-16 are binary, not text. Line endings become `\n`.
+/// Decodes text bytes: UTF-8 (BOM stripped), UTF-16 with a BOM, else
+/// Windows-1252 (Latin-1 with Windows' quotes, dashes and euro sign in
+/// 0x80–0x9F, as a legacy Windows file means them), which maps every byte
+/// and so never fails on legacy 8-bit files. Bytes with NULs outside UTF-16
+/// are binary, not text. Line endings become `\n`.
 pub(crate) fn decode(bytes: &[u8]) -> Result<String, ExtractError> {
     let text = if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         String::from_utf8_lossy(rest).into_owned()
@@ -16,10 +18,32 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<String, ExtractError> {
     } else {
         match std::str::from_utf8(bytes) {
             Ok(s) => s.to_string(),
-            Err(_) => latin1(bytes),
+            Err(_) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0.into_owned(),
         }
     };
     Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+/// Whether bytes with no magic number of their own are text that
+/// [`decode`] reads as it was written: UTF-16 (by its mark or its NULs), or
+/// with no NUL and at most one control character in a hundred (tab, line
+/// and page breaks and escape aside), either UTF-8 or mostly ASCII (legacy
+/// 8-bit text). Judged on the first 8 KiB.
+pub(crate) fn is_text(bytes: &[u8]) -> bool {
+    if utf16(bytes).is_some() {
+        return true;
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    let control = |b: &&u8| matches!(**b, 0x01..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F | 0x7F);
+    if head.contains(&0) || head.iter().filter(control).count() * 100 > head.len() {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        // Cut inside a character at the 8 KiB mark: valid up to there.
+        Err(e) if e.error_len().is_none() => true,
+        Err(_) => head.iter().filter(|&&b| b >= 0x80).count() * 10 <= head.len() * 3,
+    }
 }
 
 /// Bytes as UTF-16LE code units (a trailing odd byte dropped; unpaired
@@ -150,6 +174,11 @@ mod tests {
     fn binary_is_refused_and_latin1_decodes() {
         assert!(matches!(decode(b"\x7fELF\0\0\x01"), Err(ExtractError::NotText(_))));
         assert_eq!(decode(b"caf\xe9").unwrap(), "café");
+        // Windows' curly quotes, dash and euro sign, not C1 control characters.
+        assert_eq!(
+            decode(b"It\x92s \x93done\x94 \x96 \x80 5").unwrap(),
+            "It\u{2019}s \u{201c}done\u{201d} \u{2013} \u{20ac} 5"
+        );
         assert_eq!(decode(b"\xff\xfeh\0i\0").unwrap(), "hi");
     }
 }
