@@ -270,7 +270,8 @@ fn html_in_names_reasons_and_text_is_shown_as_text_and_never_runs() {
     std::fs::write(folder.path().join(names[0]), "# Tides\n\nThe causeway floods at spring tide.\n").unwrap();
     let text = "The ferry log says <script>__pwned=4</script><img src=x onerror=__pwned=5> and nothing else.\n";
     std::fs::write(folder.path().join(names[1]), text).unwrap();
-    std::fs::write(folder.path().join(names[2]), "plain words in a file of no known type\n").unwrap();
+    // Binary under an unknown extension fails, and its reason names the extension.
+    std::fs::write(folder.path().join(names[2]), b"\0\x01\x02 bytes of no known type\n").unwrap();
     let (code, ingest) = ragpipe(&config, &["ingest", folder.path().to_str().unwrap(), "--json"]);
     assert_eq!((code, ingest["indexed"].as_i64()), (1, Some(2)), "{ingest}");
     let (_, listed) = ragpipe(&config, &["documents", "--json"]);
