@@ -274,3 +274,50 @@ const RETENTION: &str = r#"{
   "owners": ["platform-team@example.com"]
 }
 "#;
+
+#[test]
+fn excluded_files_are_not_documents_and_leave_the_index() {
+    let env = Env { folder: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+    let put = |name: &str, text: &str| {
+        std::fs::create_dir_all(env.file(name).parent().unwrap()).unwrap();
+        std::fs::write(env.file(name), text).unwrap();
+    };
+    put("guide.md", "# Guide\n\nThe on-call rotation changes every Monday at nine.\n");
+    put("web/node_modules/left-pad/README.md", "# left-pad\n\nPads a string on the left with spaces or zeros.\n");
+    put("web/yarn.lock", "left-pad@^1.3.0:\n  version \"1.3.0\"\n");
+    let excluding = |exclude: &str, args: &[&str]| {
+        let mut cmd = Command::new(ragpipe_bin());
+        cmd.arg("--data-dir").arg(env.data.path()).env("RAGPIPE_SOURCE_EXCLUDE", exclude);
+        let out = cmd.args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let folder = env.folder.path().to_str().unwrap();
+
+    // Without exclusions the dependency's README is a document (the lock file failed as unsupported).
+    let (_, first) = env.ingest();
+    assert_eq!((first["sync"]["new"].as_i64(), first["indexed"].as_i64()), (Some(3), Some(2)), "{first}");
+    // Excluded, it leaves the index at the next sync, as a removed file would.
+    let (code, out, err) = excluding("node_modules, *.lock", &["ingest", folder, "--json"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let second: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (second["sync"]["deleted"].as_i64(), second["sync"]["unchanged"].as_i64()),
+        (Some(2), Some(1)),
+        "{second}"
+    );
+    let (_, hits) = env.run(&["search", "pad a string on the left", "--json", "--no-threshold"]);
+    let documents: Vec<&str> =
+        hits["hits"].as_array().unwrap().iter().map(|h| h["document"].as_str().unwrap()).collect();
+    assert!(documents.iter().all(|d| d.ends_with("/guide.md")), "{hits}");
+    let (_, status) = env.run(&["status", "--json"]);
+    assert_eq!(status["documents"]["failed"], 0, "the excluded lock file's failure went with it: {status}");
+
+    // A pattern that cannot be read stops the run before anything is listed.
+    let (code, _, err) = excluding("!guide.md", &["ingest", folder, "--json"]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("source.exclude: \"!guide.md\": negation (`!`) is not supported"), "{err}");
+}

@@ -19,7 +19,7 @@ use std::time::Duration;
 pub async fn serve(config: Config, source: String, every: Duration) -> anyhow::Result<ExitCode> {
     // A folder that is not there, or S3 without credentials, is refused at
     // start rather than at every run.
-    wiring::open_source(Some(&source)).with_context(|| format!("--folder {source}"))?;
+    wiring::open_source(Some(&source), &config).with_context(|| format!("--folder {source}"))?;
     let stop = Stop::on_signals();
 
     let searcher = Arc::new(wiring::searcher(&config, search::options(&config, false, false)).await?);

@@ -78,7 +78,7 @@ pub(crate) async fn ingest_once(config: &Config, args: &IngestArgs) -> anyhow::R
     let tokenizer = embedder.tokenizer().clone();
     let collections = wiring::collections(&config)?;
     let targets = Arc::new(Targets::registry(state.clone(), collections.clone(), first));
-    let source = wiring::open_source(Some(&args.source))?;
+    let source = wiring::open_source(Some(&args.source), &config)?;
     let queue =
         Arc::new(MemoryQueue::new(config.workers.queue_capacity).with_max_bytes(config.workers.queue_mib << 20));
     let chunks_before = total_chunks(state.as_ref()).await?;

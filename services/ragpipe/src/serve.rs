@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub async fn sync(config: Config, args: SyncArgs) -> anyhow::Result<ExitCode> {
     wiring::require_state(&config)?;
     let ports = ragpipe_coordinator::Ports {
-        source: wiring::open_source(args.source.as_deref().or(config.distributed.source.as_deref()))?,
+        source: wiring::open_source(args.source.as_deref().or(config.distributed.source.as_deref()), &config)?,
         state: wiring::open_state(&config).await?,
         queue: wiring::open_queue(&config).await?,
     };
@@ -51,7 +51,7 @@ pub async fn serve(config: Config, role: ServeRole) -> anyhow::Result<ExitCode> 
     match role {
         ServeRole::Extractor => {
             let ports = ragpipe_extractor::Ports {
-                source: wiring::open_source(config.distributed.source.as_deref())?,
+                source: wiring::open_source(config.distributed.source.as_deref(), &config)?,
                 state,
                 counter: wiring::load_tokenizer(&config)?,
             };

@@ -14,7 +14,7 @@ use ragpipe_core::{DocumentId, Kind};
 use ragpipe_embed::{ModelFiles, ModelSeal, ModelTokenizer, ModelVariant, OnnxEmbedder, RunOptions};
 use ragpipe_extractor::SIDECAR_EXTENSIONS;
 use ragpipe_queue::{AmqpOptions, AmqpQueue, Queue};
-use ragpipe_source::{FolderSource, ObjectSource, Pairing, S3Config, S3Source, WithSidecars};
+use ragpipe_source::{Exclude, Excluding, FolderSource, ObjectSource, Pairing, S3Config, S3Source, WithSidecars};
 use ragpipe_state::{IndexRecord, NewIndex, SqlStateStore, StateStore, live_index};
 use ragpipe_vectors::{
     ChunkPayload, CollectionSpec, Collections, EdgeCollections, QdrantCollections, QdrantStore, VectorStore,
@@ -247,19 +247,21 @@ pub async fn open_queue(config: &Config) -> anyhow::Result<Arc<dyn Queue>> {
     Ok(Arc::new(AmqpQueue::connect(url, options).await.context("connecting to RabbitMQ")?))
 }
 
-/// `s3://bucket/prefix` or a folder path. A transcript beside its
-/// recording is read with it, and lists as part of it; one alone is a
-/// document of its own.
-pub fn open_source(uri: Option<&str>) -> anyhow::Result<Arc<dyn ObjectSource>> {
+/// `s3://bucket/prefix` or a folder path, without the keys `source.exclude`
+/// names. A transcript beside its recording is read with it, and lists as
+/// part of it; one alone is a document of its own.
+pub fn open_source(uri: Option<&str>, config: &Config) -> anyhow::Result<Arc<dyn ObjectSource>> {
     let uri = uri.context("no source: pass --source or set distributed.source (or RAGPIPE_SOURCE)")?;
+    let exclude = Exclude::new(&config.source.exclude).map_err(anyhow::Error::msg)?;
     let pairing = Pairing {
         media: ragpipe_extract::extensions_of(Kind::Audio).into_iter().map(String::from).collect(),
         sidecars: SIDECAR_EXTENSIONS.iter().map(|e| e.to_string()).collect(),
     };
     Ok(if uri.starts_with("s3://") {
-        Arc::new(WithSidecars::new(S3Source::new(S3Config::from_uri(uri)?), pairing))
+        Arc::new(WithSidecars::new(Excluding::new(S3Source::new(S3Config::from_uri(uri)?), exclude), pairing))
     } else {
-        Arc::new(WithSidecars::new(FolderSource::new(std::path::Path::new(uri))?, pairing))
+        let folder = FolderSource::new(std::path::Path::new(uri))?;
+        Arc::new(WithSidecars::new(Excluding::new(folder, exclude), pairing))
     })
 }
 

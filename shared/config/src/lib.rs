@@ -7,6 +7,7 @@ mod asr;
 mod lexical;
 mod ocr;
 mod search;
+mod source;
 
 pub use asr::AsrConfig;
 pub use lexical::LexicalConfig;
@@ -14,6 +15,7 @@ pub use ocr::OcrConfig;
 pub use ragpipe_core::{ChunkConfig, TableRows};
 pub use search::SearchConfig;
 use serde::Deserialize;
+pub use source::SourceConfig;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -21,6 +23,7 @@ use std::path::{Path, PathBuf};
 pub struct Config {
     /// Where the embedded mode keeps its state and vectors.
     pub data_dir: PathBuf,
+    pub source: SourceConfig,
     pub model: ModelConfig,
     pub chunking: ChunkConfig,
     pub search: SearchConfig,
@@ -196,6 +199,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             data_dir: PathBuf::from(".ragpipe"),
+            source: SourceConfig::default(),
             model: ModelConfig::default(),
             chunking: ChunkConfig::default(),
             search: SearchConfig::default(),
@@ -302,6 +306,9 @@ impl Config {
         }
         if let Some(v) = get("RAGPIPE_DATA_DIR") {
             self.data_dir = PathBuf::from(v);
+        }
+        if let Some(v) = get("RAGPIPE_SOURCE_EXCLUDE") {
+            self.source.exclude = v.split(',').map(str::trim).filter(|p| !p.is_empty()).map(String::from).collect();
         }
         if let Some(v) = get("RAGPIPE_MODEL_NAME") {
             self.model.name = v;
@@ -464,5 +471,26 @@ mod tests {
         assert_eq!(c.limits.extract_memory_mib, 512);
         c.limits.extract_memory_mib = 16;
         assert!(c.validate().is_err());
+    }
+
+    #[test]
+    fn exclusions_from_the_file_and_the_environment() {
+        let mut c: Config = toml::from_str(
+            "[source]
+exclude = [\"node_modules\", \"*.lock\"]
+",
+        )
+        .unwrap();
+        assert_eq!(c.source.exclude, ["node_modules", "*.lock"]);
+        c.apply_env(|n| (n == "RAGPIPE_SOURCE_EXCLUDE").then(|| " drafts/** ,, ~$* ".to_string())).unwrap();
+        assert_eq!(c.source.exclude, ["drafts/**", "~$*"]);
+        assert!(
+            toml::from_str::<Config>(
+                "[source]
+exclude = \"one\"\n"
+            )
+            .is_err(),
+            "a list"
+        );
     }
 }

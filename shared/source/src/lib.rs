@@ -6,10 +6,12 @@
 
 #[cfg(feature = "testsuite")]
 pub mod conformance;
+mod exclude;
 mod folder;
 mod s3;
 mod sidecars;
 
+pub use exclude::{Exclude, Excluding};
 pub use folder::FolderSource;
 pub use s3::{S3Config, S3Source};
 pub use sidecars::{Pairing, WithSidecars};
