@@ -111,6 +111,11 @@ impl ObjectSource for S3Source {
                 for obj in page.contents() {
                     let Some(full) = obj.key() else { continue };
                     let key = full.strip_prefix(config.prefix.as_str()).unwrap_or(full).to_string();
+                    // A folder marker (the console's "Create folder": an
+                    // empty `name/`), or the prefix itself: not a document.
+                    if key.is_empty() || (key.ends_with('/') && obj.size().unwrap_or(0) == 0) {
+                        continue;
+                    }
                     let meta = ObjectMeta {
                         uri: format!("s3://{}/{full}", config.bucket),
                         etag: obj.e_tag().unwrap_or_default().trim_matches('"').to_string(),

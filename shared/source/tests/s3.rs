@@ -75,3 +75,19 @@ async fn a_missing_bucket_is_a_listing_error() {
     let first = listing.recv().await.expect("an item");
     assert!(first.is_err(), "a listing of a missing bucket fails instead of looking empty");
 }
+
+#[tokio::test]
+async fn folder_markers_are_not_documents() {
+    // The S3 console's "Create folder" writes an empty object named `name/`,
+    // and one can sit at the prefix itself: folders, not empty files.
+    let objects: BTreeMap<String, Vec<u8>> =
+        [("", Vec::new()), ("reports/", Vec::new()), ("reports/q1.md", b"# Q1".to_vec())]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+    let cfg = bucket_with("markers", "docs/", &objects).await;
+    let keys: Vec<String> =
+        conformance::list_all(&S3Source::new(cfg.clone())).await.into_iter().map(|m| m.key).collect();
+    assert_eq!(keys, ["reports/q1.md"]);
+    remove(&cfg).await;
+}
