@@ -182,6 +182,7 @@ def wrong_extensions(c: Corpus):
             ("elf-named.txt", elf, "failed", "ELF header"),
             ("png-named.pdf", png, "failed", "PNG header"),
             ("setup.exe", pe, "failed", "PE executable: unsupported type"),
+            ("~$budget.xlsx", b"\x06alice" + b" " * 48 + b"\x06\x00a\x00l\x00i\x00c\x00e\x00" + b"\x00" * 98, "skipped", "an Office owner file, there while budget.xlsx is open"),
             ("data.xyz", PARA.encode(), "indexed", "text under an unknown extension is read as text"),
             ("README", PARA.encode(), "indexed", "text without an extension"),
             ("blob.xyz", bytes(range(256)) * 16, "failed", "binary under an unknown extension"),

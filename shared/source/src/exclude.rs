@@ -4,6 +4,10 @@
 //! recording's transcript), and one indexed before is deleted by the next
 //! sync, as if it had been removed.
 //!
+//! Office's owner files (`~$report.docx`, a few bytes naming who has the
+//! document open, there only while it is) are never documents: they are
+//! reported as skipped, with that reason, whatever the patterns.
+//!
 //! Patterns read like `.gitignore` lines: one without a `/` matches a file
 //! or folder name at any depth (`node_modules`, `*.lock`), one with a `/`
 //! matches from the source's root (`drafts/**`, `/build`); a trailing `/`
@@ -81,7 +85,12 @@ impl<S: ObjectSource> ObjectSource for Excluding<S> {
         let (tx, rx) = mpsc::channel(1024);
         let exclude = self.exclude.clone();
         tokio::spawn(async move {
-            while let Some(item) = inner.recv().await {
+            while let Some(mut item) = inner.recv().await {
+                if let Ok(meta) = &item
+                    && owner_file(&meta.key)
+                {
+                    item = Err(SourceError::Skipped { key: meta.key.clone(), reason: OWNER_FILE.into() });
+                }
                 // A FIFO under `node_modules` is not reported as skipped either.
                 let excluded = match &item {
                     Ok(meta) => exclude.excludes(&meta.key),
@@ -102,4 +111,11 @@ impl<S: ObjectSource> ObjectSource for Excluding<S> {
         }
         self.inner.fetch(key, max_bytes).await
     }
+}
+
+const OWNER_FILE: &str = "an Office owner file (~$…), there while the document is open: not a document";
+
+/// Whether `key` names an Office owner file: `~$` and the document's name.
+fn owner_file(key: &str) -> bool {
+    key.rsplit('/').next().is_some_and(|name| name.starts_with("~$"))
 }
