@@ -217,6 +217,9 @@ fn text_is_read_whatever_its_name_and_binary_is_refused() {
     let notebook =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures/notebook/returns.ipynb");
     put("analysis/returns.ipynb", &std::fs::read(notebook).unwrap());
+    let page =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures/web-archive/parking.mhtml");
+    put("intranet/parking.mhtml", &std::fs::read(page).unwrap());
     put("minutes.dat", b"Facilities meeting\n\nThe car park barrier is repaired on Thursday; badges open it again.\n");
     put("blob.bin", &(0..=255u8).cycle().take(4096).collect::<Vec<u8>>());
     put(
@@ -226,7 +229,7 @@ fn text_is_read_whatever_its_name_and_binary_is_refused() {
 
     let (code, summary) = env.ingest();
     assert_eq!(code, 1, "{summary}");
-    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(7), Some(5)), "{summary}");
+    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(8), Some(6)), "{summary}");
     assert_eq!(failure_reason(&summary, "blob.bin"), "unsupported type: .bin");
     assert_eq!(failure_reason(&summary, "id_ed25519"), "unsupported type: application/x-x509-ca-cert");
 
@@ -256,6 +259,24 @@ fn text_is_read_whatever_its_name_and_binary_is_refused() {
     let text = canonical(&env.file("analysis/returns.ipynb"));
     assert_eq!(Locator::parse(top["locator"].as_str().unwrap()).unwrap().resolve(&text), top["content"].as_str());
     assert!(text.contains("damaged in transit: 412 returns (38 %)"), "{text}");
+
+    // A page saved as one MHTML file: its HTML, cited like any page's.
+    let (_, hits) =
+        env.run(&["search", "when does the car park barrier close on Saturday", "--json", "--no-threshold"]);
+    let top = &hits["hits"][0];
+    assert!(top["document"].as_str().unwrap().ends_with("intranet/parking.mhtml"), "{hits}");
+    assert_eq!(
+        (top["kind"].as_str(), top["title"].as_str()),
+        (Some("html"), Some("Visitor parking at the Leeds depot"))
+    );
+    let text = canonical(&env.file("intranet/parking.mhtml"));
+    let rows = Locator::parse(top["locator"].as_str().unwrap()).unwrap().resolve(&text).unwrap().to_string();
+    let content = top["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("Day | Barrier opens | Barrier closes\n") && content.ends_with(&rows),
+        "a table's header over its rows: {hits}"
+    );
+    assert!(rows.contains("Saturday | 08:00 | 13:00"), "{rows}");
 
     let (_, page) = env.run(&["documents", "--warned", "--json"]);
     let warned = common::warnings(&page);

@@ -112,6 +112,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("zip", "archive/handbook.zip"),
     ("tgz", "archive/handbook.tar.gz"),
     ("ipynb", "notebook/returns.ipynb"),
+    ("mhtml", "web-archive/parking.mhtml"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 

@@ -180,7 +180,7 @@ pub fn kind_for_name(name: &str) -> Option<Kind> {
 
 /// The extensions each kind's documents are named with (code aside).
 const NAMED: &[(Kind, &[&str])] = &[
-    (Kind::Html, &["html", "htm", "xhtml"]),
+    (Kind::Html, &["html", "htm", "xhtml", "mht", "mhtml"]),
     (Kind::Markdown, &["md", "markdown", "mdown", "ipynb"]),
     (Kind::Text, &["txt", "text", "rst", "log", "adoc", "asciidoc", "org", "tex", "latex", "textile"]),
     (Kind::Pdf, &["pdf"]),

@@ -22,6 +22,7 @@ mod pdf;
 mod sheet;
 mod slides;
 mod text;
+mod web_archive;
 mod word;
 
 use ragpipe_core::{Document, Kind};
@@ -36,8 +37,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// e-mail HTML bodies keep their blocks apart and attachments are read; 4:
 /// charts in decks are read as tables; 5: Opus sound and archives are read;
 /// 6: transcripts name their speakers, `.ppt` charts and merged cells; 7:
-/// text under any name, configuration files as code, Jupyter notebooks, in
-/// archives and mail too, and legacy 8-bit text read as Windows-1252).
+/// text under any name, configuration files as code, Jupyter notebooks and
+/// web archives, in archives and mail too, and legacy 8-bit text read as
+/// Windows-1252).
 pub const EXTRACTOR_VERSION: &str = "7";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
@@ -167,6 +169,7 @@ pub fn extract_scanned(
         return Err(ExtractError::Empty);
     }
     let doc = match kind {
+        Kind::Html if web_archive::is_named(name) => web_archive::extract(name, bytes, limits)?,
         Kind::Html => {
             let source = text::decode(bytes)?;
             html::check_nesting(&source, limits.max_nesting)?;
