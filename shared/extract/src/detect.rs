@@ -11,7 +11,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
         return Err(ExtractError::Empty);
     }
     let ext = extension(name);
-    let by_ext = kind_for_extension(&ext).or_else(|| code_by_name(name));
+    let by_ext = kind_for_name(name);
     let mime = infer::get(bytes).map(|t| t.mime_type()).or_else(|| mpeg_audio(bytes).then_some("audio/mpeg"));
     match (by_ext, mime) {
         (Some(e), None) if text_like(e) => Ok(e),
@@ -172,10 +172,11 @@ pub fn extension(name: &str) -> String {
     base.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default()
 }
 
-/// The kind a file name's extension promises (content not checked): what
+/// The kind a file name promises by its extension (or, for `Makefile`,
+/// `Dockerfile` and the like, its whole name; content not checked): what
 /// admin tools show for a document that failed before it was detected.
 pub fn kind_for_name(name: &str) -> Option<Kind> {
-    kind_for_extension(&extension(name))
+    kind_for_extension(&extension(name)).or_else(|| code_by_name(name))
 }
 
 /// The extensions each kind's documents are named with (code aside).
@@ -312,6 +313,7 @@ mod tests {
             detect("book.fods", b"<?xml version=\"1.0\"?><office:document/>").unwrap_err().to_string(),
             "unsupported type: text/xml"
         );
+        assert_eq!(kind_for_name("ci/Dockerfile"), Some(Kind::Code), "what an admin sees before detection");
         assert!(read_as_unnamed_text(Kind::Text, "data.xyz"));
         assert!(!read_as_unnamed_text(Kind::Text, "README") && !read_as_unnamed_text(Kind::Text, "a.txt"));
     }
