@@ -54,12 +54,38 @@ print_env() {
   printf 'export AWS_ACCESS_KEY_ID=%s\nexport AWS_SECRET_ACCESS_KEY=%s\nexport AWS_REGION=us-east-1\n' "$ACCESS_KEY" "$SECRET_KEY"
 }
 
+# Prints N ports for `weed mini`'s services. Each service also takes its
+# port + 10000 for gRPC, and mini refuses to start when one service's port
+# is another's gRPC port (seen here: "port 47315 for Filer … is reserved for
+# gRPC calculation"), so every port and port + 10000 must be free and the
+# 2N numbers distinct; ports come from 20000-45000 so + 10000 stays valid.
+seaweed_ports() {
+  python3 - "$1" <<'PY'
+import random, socket, sys
+def free(p):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+taken, ports = set(), []
+while len(ports) < int(sys.argv[1]):
+    p = random.randint(20000, 45000)
+    if {p, p + 10000} & taken or not (free(p) and free(p + 10000)):
+        continue
+    taken |= {p, p + 10000}; ports.append(p)
+print(*ports)
+PY
+}
+
 start() {
   install_weed
   if running; then print_env; return; fi
   mkdir -p "$RUN/data"
   local s3 master volume filer
-  s3=$(free_port); master=$(free_port); volume=$(free_port); filer=$(free_port)
+  read -r s3 master volume filer < <(seaweed_ports 4)
   log "starting SeaweedFS S3 on 127.0.0.1:$s3"
   AWS_ACCESS_KEY_ID="$ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$SECRET_KEY" \
     nohup "$WEED" mini -dir="$RUN/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$s3" \
@@ -76,6 +102,10 @@ stop() {
     # shellcheck disable=SC1090
     . "$STATE"
     kill "$S3_PID" 2>/dev/null || true
+    # Gone before returning: a server still shutting down holds the data
+    # directory, and a start right after this would die on it.
+    for _ in $(seq 1 50); do kill -0 "$S3_PID" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$S3_PID" 2>/dev/null || true
     rm -f "$STATE"
   fi
 }
