@@ -45,10 +45,10 @@ fn unnamed_text(ext: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
 /// package managers' generated lock files (`Cargo.lock`, `yarn.lock`).
 const NOT_DOCUMENTS: &[&str] = &["svg", "svgz", "lock"];
 
-/// Whether a document of `kind` named `name` was read as plain text only
-/// because its content is text: its extension names no type.
-pub(crate) fn read_as_unnamed_text(kind: Kind, name: &str) -> bool {
-    kind == Kind::Text && !extension(name).is_empty() && kind_for_name(name).is_none()
+/// Whether `name` has an extension that names no type: a text document so
+/// named was read as plain text only because its content is text.
+pub(crate) fn unknown_extension(name: &str) -> bool {
+    !extension(name).is_empty() && kind_for_name(name).is_none()
 }
 
 /// Build and container files named by convention rather than extension.
@@ -314,8 +314,8 @@ mod tests {
             "unsupported type: text/xml"
         );
         assert_eq!(kind_for_name("ci/Dockerfile"), Some(Kind::Code), "what an admin sees before detection");
-        assert!(read_as_unnamed_text(Kind::Text, "data.xyz"));
-        assert!(!read_as_unnamed_text(Kind::Text, "README") && !read_as_unnamed_text(Kind::Text, "a.txt"));
+        assert!(unknown_extension("data.xyz"));
+        assert!(!unknown_extension("README") && !unknown_extension("a.txt"));
     }
 
     /// Frames of `n` bytes each starting with the 4-byte header `h`.

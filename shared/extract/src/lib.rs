@@ -177,7 +177,7 @@ pub fn extract_scanned(
         }
         Kind::Markdown if extension(name) == "ipynb" => notebook::extract(name, &text::decode(bytes)?)?,
         Kind::Markdown => markdown::extract(name, &text::decode(bytes)?),
-        Kind::Text if detect::read_as_unnamed_text(kind, name) => {
+        Kind::Text if detect::unknown_extension(name) => {
             let mut doc = text::extract(name, &text::decode(bytes)?);
             doc.warnings.push(format!("read as plain text: .{} is not a type ragpipe knows", extension(name)));
             doc

@@ -85,19 +85,23 @@ impl<S: ObjectSource> ObjectSource for Excluding<S> {
         let (tx, rx) = mpsc::channel(1024);
         let exclude = self.exclude.clone();
         tokio::spawn(async move {
-            while let Some(mut item) = inner.recv().await {
-                if let Ok(meta) = &item
-                    && owner_file(&meta.key)
-                {
-                    item = Err(SourceError::Skipped { key: meta.key.clone(), reason: OWNER_FILE.into() });
-                }
+            while let Some(item) = inner.recv().await {
                 // A FIFO under `node_modules` is not reported as skipped either.
-                let excluded = match &item {
-                    Ok(meta) => exclude.excludes(&meta.key),
-                    Err(SourceError::Skipped { key, .. }) => exclude.excludes(key),
-                    Err(_) => false,
+                let key = match &item {
+                    Ok(meta) => Some(&meta.key),
+                    Err(SourceError::Skipped { key, .. }) => Some(key),
+                    Err(_) => None,
                 };
-                if !excluded && tx.send(item).await.is_err() {
+                if key.is_some_and(|k| exclude.excludes(k)) {
+                    continue;
+                }
+                let item = match item {
+                    Ok(meta) if owner_file(&meta.key) => {
+                        Err(SourceError::Skipped { key: meta.key, reason: OWNER_FILE.into() })
+                    }
+                    other => other,
+                };
+                if tx.send(item).await.is_err() {
                     return;
                 }
             }
