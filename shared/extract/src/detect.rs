@@ -112,13 +112,13 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 }
 
 /// Generic containers a format is stored in: OOXML and ODF documents are
-/// zip files, `.xls`, `.doc`, `.ppt` and `.msg` are OLE compound files, which sniffing may report
+/// zip files (or, flat, XML), `.xls`, `.doc`, `.ppt` and `.msg` are OLE compound files, which sniffing may report
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
-        Kind::Spreadsheet | Kind::Word | Kind::Presentation => {
-            matches!(mime, "application/zip" | "application/x-ole-storage")
-        }
+        Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
+        // A flat OpenDocument file (`.fodt`, `.fodp`) is XML.
+        Kind::Word | Kind::Presentation => matches!(mime, "application/zip" | "application/x-ole-storage" | "text/xml"),
         Kind::Ebook => mime == "application/zip",
         Kind::Archive => matches!(mime, "application/zip" | "application/gzip" | "application/x-tar"),
         // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
@@ -144,7 +144,8 @@ fn zipped_kind(bytes: &[u8]) -> Option<Kind> {
     }
     let mut mimetype = String::new();
     zip.by_name("mimetype").ok()?.take(128).read_to_string(&mut mimetype).ok()?;
-    match mimetype.trim() {
+    // A template (`…-template`) holds the same body as the document.
+    match mimetype.trim().trim_end_matches("-template") {
         "application/vnd.oasis.opendocument.text" => Some(Kind::Word),
         "application/vnd.oasis.opendocument.spreadsheet" => Some(Kind::Spreadsheet),
         "application/vnd.oasis.opendocument.presentation" => Some(Kind::Presentation),
@@ -186,10 +187,10 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Text, &["txt", "text", "rst", "log", "adoc", "asciidoc", "org", "tex", "latex", "textile"]),
     (Kind::Pdf, &["pdf"]),
     (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
-    (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods"]),
+    (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods", "xltx", "xltm", "xlt", "ots"]),
     (Kind::Csv, &["csv", "tsv"]),
-    (Kind::Word, &["docx", "docm", "odt", "rtf", "doc"]),
-    (Kind::Presentation, &["pptx", "pptm", "ppsx", "odp", "ppt", "pps"]),
+    (Kind::Word, &["docx", "docm", "odt", "rtf", "doc", "dotx", "dotm", "dot", "ott", "fodt"]),
+    (Kind::Presentation, &["pptx", "pptm", "ppsx", "ppsm", "odp", "ppt", "pps", "potx", "potm", "pot", "otp", "fodp"]),
     (Kind::Email, &["eml", "mbox", "msg"]),
     (Kind::Ebook, &["epub"]),
     (Kind::Transcript, &["vtt", "srt"]),

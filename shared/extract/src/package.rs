@@ -1,7 +1,7 @@
 //! Parts of Office Open XML and OpenDocument packages that readers of
 //! several kinds follow: an OOXML part's relationships (a slide's or a
-//! document's charts, a deck's slides) and an ODF file's embedded objects
-//! (charts).
+//! document's charts, a deck's slides), an ODF file's embedded objects
+//! (charts), and the flat (single XML file) form of an ODF document.
 
 use crate::ExtractError;
 use crate::archive::Zip;
@@ -58,4 +58,15 @@ pub(crate) fn embedded_objects(zip: &mut Zip<'_>) -> Result<HashMap<String, Stri
         }
     }
     Ok(objects)
+}
+
+/// A flat OpenDocument file (`.fodt`, `.fodp`: what LibreOffice saves as
+/// "Flat XML", the whole package as one `office:document` element, often
+/// kept in version control) as its XML text; `None` for anything else.
+/// Its body is the `content.xml` of the zipped form, with the properties
+/// (`office:meta`) and styles before it in the same file.
+pub(crate) fn flat_odf(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
+    let head = &text[..text.floor_char_boundary(4096)];
+    (head.trim_start().starts_with('<') && head.contains("<office:document ")).then_some(text)
 }

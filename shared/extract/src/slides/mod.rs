@@ -40,8 +40,14 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         let title = ppt::read(bytes, &mut w, limits)?;
         return Ok(w.build(title, name, Kind::Presentation));
     }
+    if let Some(flat) = crate::package::flat_odf(bytes) {
+        odp::read(flat, &std::collections::HashMap::new(), &mut w, limits)?;
+        return Ok(w.build(properties_title(flat), name, Kind::Presentation));
+    }
     if !bytes.starts_with(b"PK") {
-        return Err(malformed("not a pptx, odp or ppt file (no zip archive or OLE compound file)"));
+        return Err(malformed(
+            "not a pptx, odp, fodp or ppt file (no zip archive, flat OpenDocument or OLE compound file)",
+        ));
     }
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "presentation", malformed)?;
     let title = if let Some(presentation) = crate::archive::text(&mut zip, "ppt/presentation.xml", malformed)? {

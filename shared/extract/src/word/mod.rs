@@ -41,8 +41,15 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         doc::read(bytes, &mut w)?
     } else if bytes.starts_with(b"PK") {
         zipped(bytes, limits, &mut w)?
+    } else if let Some(flat) = crate::package::flat_odf(bytes) {
+        // Its charts are inline, not packaged objects: their data tables
+        // read as the document's own tables.
+        odt::read(flat, &std::collections::HashMap::new(), &mut w)?;
+        xml::title(flat)
     } else {
-        return Err(malformed("not a docx, odt, rtf or doc file (no zip archive, RTF header or OLE compound file)"));
+        return Err(malformed(
+            "not a docx, odt, fodt, rtf or doc file (no zip archive, flat OpenDocument, RTF header or OLE compound file)",
+        ));
     };
     Ok(w.build(title, name, Kind::Word))
 }

@@ -6,18 +6,24 @@
 //! (`draw:object`) is read from its object's local table
 //! ([`crate::chart`]) after the paragraph, or the outermost table, that
 //! holds it.
+//!
+//! Tracked deletions are left out in both of the forms LibreOffice writes:
+//! the deleted text kept in the `text:tracked-changes` region, or left in
+//! the body between a `text:change-start` and `text:change-end` whose id
+//! names a deletion there.
 
 use super::xml::{Flow, attr, reference};
 use super::{Held, Para, Writer};
 use crate::ExtractError;
 use quick_xml::XmlVersion;
 use quick_xml::events::Event;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Subtrees that are not part of the flow: footnotes and endnotes (their
-/// citation mark included), comments, and the deleted text tracked changes
-/// keep.
-const SKIPPED: &[&str] = &["note", "annotation", "tracked-changes"];
+/// citation mark included), comments, the deleted text tracked changes
+/// keep, and (in a flat file) the page headers and footers of the master
+/// pages.
+const SKIPPED: &[&str] = &["note", "annotation", "tracked-changes", "master-styles"];
 
 pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
     let mut flow = Flow::new(content, "content.xml", SKIPPED);
@@ -26,6 +32,8 @@ pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Wri
     // Automatic styles (`P1`) and the style each derives from (`Title`).
     let mut parents: HashMap<String, String> = HashMap::new();
     let (mut lists, mut header_rows) = (0u32, false);
+    let deletions = deletions(content)?;
+    let mut deleting: HashSet<String> = HashSet::new();
     while let Some(event) = flow.next()? {
         match event {
             Event::Start(e) => match e.local_name().as_ref() {
@@ -35,9 +43,13 @@ pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Wri
                     w.start_paragraph(Para::Heading(level.max(1)))?;
                 }
                 "p" => {
-                    let style = attr(&e, "style-name").map(|s| parents.get(&s).cloned().unwrap_or(s));
-                    let kind = match style.as_deref() {
-                        Some("Title") => Para::Title,
+                    // `Title` itself, or an automatic style that derives
+                    // from it (a flat file also names the named styles'
+                    // parents: `Title` derives from `Heading`).
+                    let style = attr(&e, "style-name").unwrap_or_default();
+                    let title = style == "Title" || parents.get(&style).is_some_and(|p| p == "Title");
+                    let kind = match () {
+                        _ if title => Para::Title,
                         _ if lists > 0 => Para::ListItem,
                         _ => Para::Body,
                     };
@@ -56,6 +68,11 @@ pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Wri
             },
             Event::Empty(e) => match e.local_name().as_ref() {
                 "style" => derives(&e, &mut parents),
+                "change-start" => deleting.extend(attr(&e, "change-id").filter(|id| deletions.contains(id))),
+                "change-end" => {
+                    attr(&e, "change-id").map(|id| deleting.remove(&id));
+                }
+                _ if !deleting.is_empty() => {}
                 "s" | "tab" => w.text(" "),
                 "line-break" => w.line_break(),
                 "object" => held.keys.extend(attr(&e, "href")),
@@ -77,6 +94,7 @@ pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Wri
                 "table-row" => w.end_row()?,
                 _ => {}
             },
+            Event::Text(_) | Event::GeneralRef(_) if !deleting.is_empty() => {}
             Event::Text(t) => w.text(&t.xml_content(XmlVersion::Implicit1_0)),
             Event::GeneralRef(r) => w.text(&reference(&r).unwrap_or_default()),
             _ => {}
@@ -90,4 +108,27 @@ fn derives(e: &quick_xml::events::BytesStart<'_>, parents: &mut HashMap<String, 
     if let (Some(name), Some(parent)) = (attr(e, "name"), attr(e, "parent-style-name")) {
         parents.insert(name, parent);
     }
+}
+
+/// The ids of the tracked changes that are deletions (a
+/// `text:changed-region` holding a `text:deletion`); empty, without a
+/// second pass, when the body marks no change range.
+fn deletions(content: &str) -> Result<HashSet<String>, ExtractError> {
+    let mut ids = HashSet::new();
+    if !content.contains("change-start") {
+        return Ok(ids);
+    }
+    let mut reader = quick_xml::Reader::from_str(content);
+    let mut region: Option<String> = None;
+    loop {
+        match reader.read_event().map_err(|e| super::malformed(&format!("tracked changes: {e}")))? {
+            Event::Start(e) if e.local_name().as_ref() == "changed-region" => region = attr(&e, "id"),
+            Event::End(e) if e.local_name().as_ref() == "changed-region" => region = None,
+            Event::Start(e) | Event::Empty(e) if e.local_name().as_ref() == "deletion" => ids.extend(region.clone()),
+            Event::End(e) if e.local_name().as_ref() == "tracked-changes" => break,
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    Ok(ids)
 }
