@@ -34,8 +34,10 @@ impl Bucket {
             prefix: String::new(),
             endpoint: Some(endpoint.clone()),
             region: "us-east-1".into(),
-            access_key: std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "ragpipe".into()),
-            secret_key: std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "ragpipe-secret".into()),
+            keys: Some(ragpipe_source::S3Keys::new(
+                std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "ragpipe".into()),
+                std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "ragpipe-secret".into()),
+            )),
         };
         s3.client().create_bucket().bucket(&s3.bucket).send().await.expect("create bucket");
         Bucket { s3, endpoint }
@@ -54,12 +56,13 @@ impl Bucket {
 
     /// The same, reaching the server at `endpoint`.
     fn run_via(&self, endpoint: &str, data: &std::path::Path, args: &[&str]) -> (i32, Value) {
+        let keys = self.s3.keys.as_ref().expect("the test bucket's keys");
         let mut cmd = Command::new(ragpipe_bin());
         cmd.arg("--data-dir")
             .arg(data)
             .env("RAGPIPE_S3_ENDPOINT", endpoint)
-            .env("AWS_ACCESS_KEY_ID", &self.s3.access_key)
-            .env("AWS_SECRET_ACCESS_KEY", &self.s3.secret_key);
+            .env("AWS_ACCESS_KEY_ID", &keys.access_key)
+            .env("AWS_SECRET_ACCESS_KEY", &keys.secret_key);
         common::run_json(cmd, args)
     }
 }
@@ -215,4 +218,113 @@ async fn objects_the_server_could_not_serve_are_read_again_by_the_next_run() {
     assert_eq!((code, back["indexed"].as_i64(), back["failed_total"].as_i64()), (0, Some(2), Some(0)), "{back}");
     let (_, again) = bucket.run_via(&through_gate, data.path(), &["ingest", &source, "--json"]);
     assert_eq!(again["sync"]["unchanged"].as_i64(), Some(2), "indexed now: left alone");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_the_store_refuses_fails_at_once_and_is_read_again_by_retry() {
+    let bucket = Bucket::new().await;
+    for name in ["rust-book-hash-maps.html", "walkdir-README.md"] {
+        bucket.put(&format!("docs/{name}"), sample(name)).await;
+    }
+    let client = bucket.s3.client();
+    let denied = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::BUCKET/docs/walkdir-README.md"}]}"#;
+    let denied = denied.replace("BUCKET", &bucket.s3.bucket);
+    client.put_bucket_policy().bucket(&bucket.s3.bucket).policy(denied).send().await.expect("bucket policy");
+    let data = tempfile::tempdir().unwrap();
+    let source = format!("s3://{}/docs/", bucket.s3.bucket);
+
+    // Denied: failed on its first read, with the store's answer in words,
+    // not after five attempts; the other object is indexed.
+    let (code, first) = bucket.run(data.path(), &["ingest", &source, "--json"]);
+    assert_eq!((code, first["indexed"].as_i64()), (1, Some(1)), "{first}");
+    let failure = &first["failed"][0];
+    let reason = failure["reason"].as_str().unwrap();
+    assert!(reason.starts_with("reading walkdir-README.md: access denied: "), "{reason}");
+    assert_eq!(failure["stage"], "fetch");
+    let (_, doc) = bucket.run(data.path(), &["documents", "--status", "failed", "--json"]);
+    assert_eq!(doc["documents"][0]["attempts"].as_i64(), Some(1), "{doc}");
+
+    // Nothing changed: the next sync leaves it to an admin.
+    let (_, again) = bucket.run(data.path(), &["ingest", &source, "--json"]);
+    assert_eq!((again["sync"]["unchanged"].as_i64(), again["sync"]["resumed"].as_i64()), (Some(2), Some(0)), "{again}");
+
+    // The admin lifts the policy and retries what was denied; the next
+    // ingest reads it.
+    client.delete_bucket_policy().bucket(&bucket.s3.bucket).send().await.unwrap();
+    let (code, retried) =
+        bucket.run(data.path(), &["retry", "--status", "failed", "--reason", "access denied", "--json"]);
+    assert_eq!(code, 0, "{retried}");
+    let (code, after) = bucket.run(data.path(), &["ingest", &source, "--json"]);
+    let resumed = after["sync"]["resumed"].as_i64();
+    assert_eq!(
+        (code, resumed, after["failed_total"].as_i64()),
+        (0, Some(1), Some(0)),
+        "the retried object is read: {after}"
+    );
+    let (_, status) = bucket.run(data.path(), &["status", "--json"]);
+    assert_eq!(
+        (status["documents"]["indexed"].as_i64(), status["documents"]["failed"].as_i64()),
+        (Some(2), Some(0)),
+        "{status}"
+    );
+}
+
+/// Keys in the environment are not the only way in: a platform's workload
+/// signs with its profile or role. Here a named profile in the shared
+/// credentials file, with no keys in the environment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_keys_in_the_environment_a_named_profile_signs() {
+    let bucket = Bucket::new().await;
+    bucket.put("docs/walkdir-README.md", sample("walkdir-README.md")).await;
+    let keys = bucket.s3.keys.clone().unwrap();
+    let source = format!("s3://{}/docs/", bucket.s3.bucket);
+    let aws = tempfile::tempdir().unwrap();
+    std::fs::write(aws.path().join("config"), "[profile indexer]\nregion = us-east-1\n").unwrap();
+    let ingest = |secret: Option<&str>, data: &std::path::Path| {
+        let profile = match secret {
+            Some(secret) => {
+                format!("[indexer]\naws_access_key_id = {}\naws_secret_access_key = {secret}\n", keys.access_key)
+            }
+            None => String::new(),
+        };
+        std::fs::write(aws.path().join("credentials"), profile).unwrap();
+        Command::new(ragpipe_bin())
+            .arg("--data-dir")
+            .arg(data)
+            .args(["ingest", &source, "--json"])
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env_remove("AWS_SESSION_TOKEN")
+            .env("AWS_SHARED_CREDENTIALS_FILE", aws.path().join("credentials"))
+            .env("AWS_CONFIG_FILE", aws.path().join("config"))
+            .env("AWS_PROFILE", "indexer")
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .env("RAGPIPE_S3_ENDPOINT", &bucket.endpoint)
+            .output()
+            .unwrap()
+    };
+
+    // No keys anywhere: the run stops at the listing and says so in a line.
+    let data = tempfile::tempdir().unwrap();
+    let none = ingest(None, data.path());
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert!(!none.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no credentials to sign with: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set"),
+        "{stderr}"
+    );
+
+    // The profile's secret is wrong: the store refuses the listing, so it
+    // is the profile that signs.
+    let refused = ingest(Some("not-the-secret"), data.path());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(stderr.contains("the store refused the credentials ragpipe signs with"), "{stderr}");
+    assert!(stderr.contains("SignatureDoesNotMatch"), "{stderr}");
+
+    let data = tempfile::tempdir().unwrap();
+    let out = ingest(Some(&keys.secret_key), data.path());
+    let summary: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!((out.status.code(), summary["indexed"].as_i64()), (Some(0), Some(1)), "{summary}");
 }

@@ -75,8 +75,7 @@ impl Deployment {
             prefix: "docs/".into(),
             endpoint: Some(endpoint.clone()),
             region: "us-east-1".into(),
-            access_key: key.clone(),
-            secret_key: secret.clone(),
+            keys: Some(ragpipe_source::S3Keys::new(key.clone(), secret.clone())),
         };
         s3.client().create_bucket().bucket(&bucket).send().await.expect("create bucket");
 

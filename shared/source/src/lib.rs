@@ -13,7 +13,7 @@ mod sidecars;
 
 pub use exclude::{Exclude, Excluding};
 pub use folder::FolderSource;
-pub use s3::{S3Config, S3Source};
+pub use s3::{S3Config, S3Keys, S3Source};
 pub use sidecars::{Pairing, WithSidecars};
 
 use async_trait::async_trait;

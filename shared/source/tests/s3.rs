@@ -4,7 +4,7 @@
 //! uses its own bucket and removes it afterwards.
 
 use ragpipe_source::conformance::{self, sample_objects};
-use ragpipe_source::{ObjectSource, S3Config, S3Source};
+use ragpipe_source::{ObjectSource, S3Config, S3Keys, S3Source};
 use std::collections::BTreeMap;
 
 fn config(bucket: &str, prefix: &str) -> S3Config {
@@ -15,8 +15,10 @@ fn config(bucket: &str, prefix: &str) -> S3Config {
         prefix: prefix.into(),
         endpoint: Some(endpoint),
         region: "us-east-1".into(),
-        access_key: std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "ragpipe".into()),
-        secret_key: std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "ragpipe-secret".into()),
+        keys: Some(S3Keys::new(
+            std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "ragpipe".into()),
+            std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "ragpipe-secret".into()),
+        )),
     }
 }
 
@@ -73,7 +75,50 @@ async fn a_missing_bucket_is_a_listing_error() {
     let source = S3Source::new(config("no-such-bucket-ragpipe", ""));
     let mut listing = source.list();
     let first = listing.recv().await.expect("an item");
-    assert!(first.is_err(), "a listing of a missing bucket fails instead of looking empty");
+    let err = first.expect_err("a listing of a missing bucket fails instead of looking empty");
+    assert!(err.to_string().contains("the bucket does not exist [NoSuchBucket"), "{err}");
+}
+
+#[tokio::test]
+async fn reads_the_store_refuses_say_why_and_are_not_retried() {
+    let objects: BTreeMap<String, Vec<u8>> = [("open.md", b"# Open".to_vec()), ("denied.md", b"# Denied".to_vec())]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v))
+        .collect();
+    let cfg = bucket_with("refused", "", &objects).await;
+    let client = cfg.client();
+    // A bucket policy that denies reading one object, as an admin might
+    // for a folder of HR files ragpipe should never see.
+    let policy = format!(
+        r#"{{"Version":"2012-10-17","Statement":[{{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::{}/denied.md"}}]}}"#,
+        cfg.bucket
+    );
+    client.put_bucket_policy().bucket(&cfg.bucket).policy(policy).send().await.expect("bucket policy");
+    // An object encrypted with a key its writer keeps (SSE-C).
+    let key = [7u8; 32];
+    client
+        .put_object()
+        .bucket(&cfg.bucket)
+        .key("sealed.md")
+        .body(aws_sdk_s3::primitives::ByteStream::from_static(b"# Sealed"))
+        .sse_customer_algorithm("AES256")
+        .sse_customer_key(aws_smithy_types::base64::encode(key))
+        .sse_customer_key_md5(aws_smithy_types::base64::encode(<md5::Md5 as md5::Digest>::digest(key)))
+        .send()
+        .await
+        .expect("put with SSE-C");
+
+    let source = S3Source::new(cfg.clone());
+    assert_eq!(source.fetch("open.md", 1 << 20).await.unwrap(), b"# Open");
+    for (key, says) in
+        [("denied.md", "access denied: "), ("sealed.md", "encrypted with a customer-provided key (SSE-C)")]
+    {
+        let err = source.fetch(key, 1 << 20).await.expect_err(key);
+        assert!(!err.is_retryable(), "{key}: no retry changes this: {err}");
+        assert!(err.to_string().starts_with(&format!("reading {key}: {says}")), "{err}");
+    }
+    client.delete_bucket_policy().bucket(&cfg.bucket).send().await.unwrap();
+    remove(&cfg).await;
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use anyhow::Context;
 use async_trait::async_trait;
 use ragpipe_coordinator::{SyncOptions, sync_once};
 use ragpipe_queue::{Consumer, Queue, QueueError, Topic};
-use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Source};
+use ragpipe_source::{FolderSource, ObjectSource, S3Config, S3Keys, S3Source};
 use ragpipe_state::SqlStateStore;
 use std::path::Path;
 use std::process::ExitCode;
@@ -132,8 +132,7 @@ fn s3_config(endpoint: &str) -> S3Config {
         prefix: String::new(),
         endpoint: Some(endpoint.to_string()),
         region: "us-east-1".into(),
-        access_key: env("AWS_ACCESS_KEY_ID", "ragpipe"),
-        secret_key: env("AWS_SECRET_ACCESS_KEY", "ragpipe-secret"),
+        keys: Some(S3Keys::new(env("AWS_ACCESS_KEY_ID", "ragpipe"), env("AWS_SECRET_ACCESS_KEY", "ragpipe-secret"))),
     }
 }
 

@@ -5,11 +5,18 @@
 //! relative to the configured prefix, like a folder's relative paths. The
 //! ETag is the version marker. Fetch refuses an object whose stated size is
 //! over the limit before reading it, and stops reading if the body runs past it.
+//! A refused read says why, and is retried only when time can change it
+//! ([`failure`]).
+
+mod credentials;
+mod failure;
+
+pub use credentials::S3Keys;
 
 use crate::{Listing, ObjectMeta, ObjectSource, SourceError};
 use async_trait::async_trait;
 use aws_sdk_s3::Client;
-use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_s3::config::{BehaviorVersion, Region};
 use tokio::sync::mpsc;
 
 /// Where the bucket is and how to reach it.
@@ -21,14 +28,16 @@ pub struct S3Config {
     /// Endpoint for S3-compatible stores (`http://127.0.0.1:8333`); `None` = AWS.
     pub endpoint: Option<String>,
     pub region: String,
-    pub access_key: String,
-    pub secret_key: String,
+    /// Keys to sign with; `None`: the workload's own credentials (a
+    /// profile, a web identity, the container's or the instance's role).
+    pub keys: Option<S3Keys>,
 }
 
 impl S3Config {
-    /// Parses `s3://bucket/prefix`; credentials, region and endpoint come from
-    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION` and
-    /// `RAGPIPE_S3_ENDPOINT`.
+    /// Parses `s3://bucket/prefix`; region and endpoint come from
+    /// `AWS_REGION` and `RAGPIPE_S3_ENDPOINT`, keys from
+    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`
+    /// when they are set ([`credentials`] says what is used otherwise).
     pub fn from_uri(uri: &str) -> Result<Self, SourceError> {
         let bad = |reason: &str| SourceError::List { root: uri.into(), reason: reason.into() };
         let rest = uri.strip_prefix("s3://").ok_or_else(|| bad("not an s3:// URI"))?;
@@ -42,18 +51,16 @@ impl S3Config {
             prefix: prefix.into(),
             endpoint: env("RAGPIPE_S3_ENDPOINT"),
             region: env("AWS_REGION").unwrap_or_else(|| "us-east-1".into()),
-            access_key: env("AWS_ACCESS_KEY_ID").ok_or_else(|| bad("AWS_ACCESS_KEY_ID is not set"))?,
-            secret_key: env("AWS_SECRET_ACCESS_KEY").ok_or_else(|| bad("AWS_SECRET_ACCESS_KEY is not set"))?,
+            keys: S3Keys::from_env().map_err(|e| bad(&e))?,
         })
     }
 
     /// A client for this configuration (path-style addressing for custom endpoints).
     pub fn client(&self) -> Client {
-        let creds = Credentials::new(&self.access_key, &self.secret_key, None, None, "ragpipe");
         let mut b = aws_sdk_s3::Config::builder()
             .behavior_version(BehaviorVersion::latest())
             .region(Region::new(self.region.clone()))
-            .credentials_provider(creds);
+            .credentials_provider(credentials::provider(self.keys.as_ref(), &self.region));
         if let Some(endpoint) = &self.endpoint {
             b = b.endpoint_url(endpoint).force_path_style(true);
         }
@@ -103,7 +110,7 @@ impl ObjectSource for S3Source {
                     Ok(p) => p,
                     Err(e) => {
                         let root = format!("s3://{}/{}", config.bucket, config.prefix);
-                        let reason = aws_sdk_s3::error::DisplayErrorContext(&e).to_string();
+                        let reason = failure::describe(&e).reason;
                         let _ = tx.send(Err(SourceError::List { root, reason })).await;
                         return;
                     }
@@ -140,12 +147,11 @@ impl ObjectSource for S3Source {
         let resp = match resp {
             Ok(r) => r,
             Err(e) => {
-                let not_found = e.as_service_error().is_some_and(|s| s.is_no_such_key());
-                return Err(if not_found {
-                    SourceError::NotFound { key: key.into() }
-                } else {
-                    retryable(key, aws_sdk_s3::error::DisplayErrorContext(&e))
-                });
+                if e.as_service_error().is_some_and(|s| s.is_no_such_key()) {
+                    return Err(SourceError::NotFound { key: key.into() });
+                }
+                let failure::Failure { reason, retryable } = failure::describe(&e);
+                return Err(SourceError::Read { key: key.into(), reason, retryable });
             }
         };
         let size = resp.content_length().unwrap_or(0).max(0) as u64;
