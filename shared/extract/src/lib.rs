@@ -39,8 +39,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// 6: transcripts name their speakers, `.ppt` charts and merged cells; 7:
 /// text under any name, configuration files as code, Jupyter notebooks and
 /// web archives, in archives and mail too, and legacy 8-bit text read as
-/// Windows-1252).
-pub const EXTRACTOR_VERSION: &str = "7";
+/// Windows-1252; 8: an OpenDocument text's tracked deletions left in its
+/// body stay out, and templates and flat OpenDocument files are read).
+pub const EXTRACTOR_VERSION: &str = "8";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.
