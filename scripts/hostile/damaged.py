@@ -113,6 +113,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("tgz", "archive/handbook.tar.gz"),
     ("ipynb", "notebook/returns.ipynb"),
     ("mhtml", "web-archive/parking.mhtml"),
+    ("fodt", "flat-odf/policy.fodt"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 

@@ -23,6 +23,10 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
             zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
         }
         (None, Some("application/x-ole-storage")) if outlook_message(bytes) => Ok(Kind::Email),
+        // calamine reads no flat spreadsheet; LibreOffice saves it zipped.
+        (None, Some("text/xml")) if ext == "fods" => {
+            Err(ExtractError::Unsupported("flat OpenDocument spreadsheet .fods (save it as .ods)".into()))
+        }
         (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
         (None, None) => unnamed_text(&ext, bytes),
     }
@@ -309,10 +313,11 @@ mod tests {
             detect("logo.svg", b"<svg xmlns=\"http://www.w3.org/2000/svg\"/>").unwrap_err().to_string(),
             "unsupported type: .svg"
         );
-        // Flat ODF is XML that only its own reader could read.
+        // A flat text or deck is read; a flat spreadsheet has no reader.
+        assert_eq!(detect("policy.fodt", b"<?xml version=\"1.0\"?><office:document/>"), Ok(Kind::Word));
         assert_eq!(
             detect("book.fods", b"<?xml version=\"1.0\"?><office:document/>").unwrap_err().to_string(),
-            "unsupported type: text/xml"
+            "unsupported type: flat OpenDocument spreadsheet .fods (save it as .ods)"
         );
         assert_eq!(kind_for_name("ci/Dockerfile"), Some(Kind::Code), "what an admin sees before detection");
         assert!(unknown_extension("data.xyz"));

@@ -62,11 +62,15 @@ pub(crate) fn embedded_objects(zip: &mut Zip<'_>) -> Result<HashMap<String, Stri
 
 /// A flat OpenDocument file (`.fodt`, `.fodp`: what LibreOffice saves as
 /// "Flat XML", the whole package as one `office:document` element, often
-/// kept in version control) as its XML text; `None` for anything else.
-/// Its body is the `content.xml` of the zipped form, with the properties
-/// (`office:meta`) and styles before it in the same file.
-pub(crate) fn flat_odf(bytes: &[u8]) -> Option<&str> {
-    let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
-    let head = &text[..text.floor_char_boundary(4096)];
-    (head.trim_start().starts_with('<') && head.contains("<office:document ")).then_some(text)
+/// kept in version control) as its XML text; `None` for anything else
+/// (known by its first 4 KiB), an error when it is not UTF-8 as LibreOffice
+/// writes it. Its body is the `content.xml` of the zipped form, with the
+/// properties (`office:meta`) and styles before it in the same file.
+pub(crate) fn flat_odf(bytes: &[u8]) -> Option<Result<&str, ExtractError>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    if !(head.trim_start().starts_with('<') && head.contains("<office:document ")) {
+        return None;
+    }
+    Some(std::str::from_utf8(bytes).map_err(|e| malformed(&format!("flat XML: not UTF-8 text ({e})"))))
 }

@@ -74,8 +74,16 @@ fn a_flat_opendocument_file_reads_as_its_package() {
 }
 
 #[test]
-fn xml_that_is_not_opendocument_is_refused_with_the_reason() {
+fn xml_that_is_not_opendocument_or_is_cut_short_is_refused_with_the_reason() {
     let svg = b"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><text>hi</text></svg>";
     let err = extract(detect("drawing.fodt", svg).unwrap(), "drawing.fodt", svg).unwrap_err();
     assert!(err.to_string().contains("not a docx, odt, fodt, rtf or doc file"), "{err}");
+    // Cut short, a flat file fails naming itself, not a part of a package.
+    let (name, bytes) = fixture("flat-odf/policy.fodt");
+    let err = extract(Kind::Word, &name, &bytes[..bytes.len() / 2]).unwrap_err();
+    assert!(err.to_string().starts_with("malformed document: flat XML: "), "{err}");
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] = 0xFF;
+    let err = extract(Kind::Word, &name, &flipped).unwrap_err();
+    assert!(err.to_string().starts_with("malformed document: flat XML: not UTF-8 text"), "{err}");
 }

@@ -41,7 +41,8 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         return Ok(w.build(title, name, Kind::Presentation));
     }
     if let Some(flat) = crate::package::flat_odf(bytes) {
-        odp::read(flat, &std::collections::HashMap::new(), &mut w, limits)?;
+        let flat = flat?;
+        odp::read(flat, "flat XML", &std::collections::HashMap::new(), &mut w, limits)?;
         return Ok(w.build(properties_title(flat), name, Kind::Presentation));
     }
     if !bytes.starts_with(b"PK") {
@@ -55,7 +56,7 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| properties_title(&core))
     } else if let Some(content) = crate::archive::text(&mut zip, "content.xml", malformed)? {
         let objects = crate::package::embedded_objects(&mut zip)?;
-        odp::read(&content, &objects, &mut w, limits)?;
+        odp::read(&content, "content.xml", &objects, &mut w, limits)?;
         crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| properties_title(&meta))
     } else {
         return Err(malformed("zip archive holds no ppt/presentation.xml or content.xml"));

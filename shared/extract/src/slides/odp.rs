@@ -21,31 +21,33 @@ const SKIPPED: &[&str] = &["annotation", "note", "tracked-changes"];
 /// inside it.
 const SHAPES: &[&str] = &["frame", "custom-shape", "rect", "ellipse", "polygon", "path", "caption", "page-thumbnail"];
 
-/// Reads the slides of `content.xml`; `objects` holds the `content.xml` of
+/// Reads the slides of `content.xml` (or of a flat file's XML: `part` names
+/// it in reasons); `objects` holds the `content.xml` of
 /// each embedded object by its folder (`Object 1`), for the charts.
 pub(super) fn read(
     content: &str,
+    part: &str,
     objects: &HashMap<String, String>,
     w: &mut Writer<'_>,
     limits: &Limits,
 ) -> Result<(), ExtractError> {
     let mut titles: Vec<String> = Vec::new();
-    walk(content, objects, Pass::Title, w, &mut titles)?;
+    walk((content, part), objects, Pass::Title, w, &mut titles)?;
     check_slides(titles.len(), limits)?;
-    walk(content, objects, Pass::Text, w, &mut titles)
+    walk((content, part), objects, Pass::Text, w, &mut titles)
 }
 
 /// One pass over every slide: in [`Pass::Title`] each slide's title into
 /// `titles`, in [`Pass::Text`] each slide's heading, then its other text
 /// into `w`.
 fn walk(
-    content: &str,
+    (content, part): (&str, &str),
     objects: &HashMap<String, String>,
     pass: Pass,
     w: &mut Writer<'_>,
     titles: &mut Vec<String>,
 ) -> Result<(), ExtractError> {
-    let mut flow = Flow::new(content, "content.xml", SKIPPED);
+    let mut flow = Flow::new(content, part, SKIPPED);
     let mut slide = 0usize;
     let mut roles: Vec<Role> = Vec::new();
     let mut paragraphs: Vec<bool> = Vec::new();

@@ -42,9 +42,10 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     } else if bytes.starts_with(b"PK") {
         zipped(bytes, limits, &mut w)?
     } else if let Some(flat) = crate::package::flat_odf(bytes) {
+        let flat = flat?;
         // Its charts are inline, not packaged objects: their data tables
         // read as the document's own tables.
-        odt::read(flat, &std::collections::HashMap::new(), &mut w)?;
+        odt::read(flat, "flat XML", &std::collections::HashMap::new(), &mut w)?;
         xml::title(flat)
     } else {
         return Err(malformed(
@@ -70,7 +71,7 @@ fn zipped(bytes: &[u8], limits: &Limits, w: &mut Writer) -> Result<Option<String
         docx::read(&body, styles.as_deref(), &charts, w)?;
         Ok(crate::archive::text(&mut zip, "docProps/core.xml", malformed)?.and_then(|core| xml::title(&core)))
     } else if let Some(body) = crate::archive::text(&mut zip, "content.xml", malformed)? {
-        odt::read(&body, &crate::package::embedded_objects(&mut zip)?, w)?;
+        odt::read(&body, "content.xml", &crate::package::embedded_objects(&mut zip)?, w)?;
         Ok(crate::archive::text(&mut zip, "meta.xml", malformed)?.and_then(|meta| xml::title(&meta)))
     } else {
         Err(malformed("zip archive holds no word/document.xml or content.xml"))

@@ -25,14 +25,21 @@ use std::collections::{HashMap, HashSet};
 /// pages.
 const SKIPPED: &[&str] = &["note", "annotation", "tracked-changes", "master-styles"];
 
-pub(super) fn read(content: &str, objects: &HashMap<String, String>, w: &mut Writer<'_>) -> Result<(), ExtractError> {
-    let mut flow = Flow::new(content, "content.xml", SKIPPED);
+/// Reads the body of `content` (`part` names it in reasons: `content.xml`,
+/// or a flat file's XML).
+pub(super) fn read(
+    content: &str,
+    part: &str,
+    objects: &HashMap<String, String>,
+    w: &mut Writer<'_>,
+) -> Result<(), ExtractError> {
+    let mut flow = Flow::new(content, part, SKIPPED);
     let mut held = Held::default();
     let chart = |href: &str, w: &mut Writer<'_>| crate::chart::read_object(href, objects, w);
     // Automatic styles (`P1`) and the style each derives from (`Title`).
     let mut parents: HashMap<String, String> = HashMap::new();
     let (mut lists, mut header_rows) = (0u32, false);
-    let deletions = deletions(content)?;
+    let deletions = deletions(content, part)?;
     let mut deleting: HashSet<String> = HashSet::new();
     while let Some(event) = flow.next()? {
         match event {
@@ -113,7 +120,7 @@ fn derives(e: &quick_xml::events::BytesStart<'_>, parents: &mut HashMap<String, 
 /// The ids of the tracked changes that are deletions (a
 /// `text:changed-region` holding a `text:deletion`); empty, without a
 /// second pass, when the body marks no change range.
-fn deletions(content: &str) -> Result<HashSet<String>, ExtractError> {
+fn deletions(content: &str, part: &str) -> Result<HashSet<String>, ExtractError> {
     let mut ids = HashSet::new();
     if !content.contains("change-start") {
         return Ok(ids);
@@ -121,7 +128,7 @@ fn deletions(content: &str) -> Result<HashSet<String>, ExtractError> {
     let mut reader = quick_xml::Reader::from_str(content);
     let mut region: Option<String> = None;
     loop {
-        match reader.read_event().map_err(|e| super::malformed(&format!("tracked changes: {e}")))? {
+        match reader.read_event().map_err(|e| super::malformed(&format!("{part}: {e}")))? {
             Event::Start(e) if e.local_name().as_ref() == "changed-region" => region = attr(&e, "id"),
             Event::End(e) if e.local_name().as_ref() == "changed-region" => region = None,
             Event::Start(e) | Event::Empty(e) if e.local_name().as_ref() == "deletion" => ids.extend(region.clone()),
