@@ -271,7 +271,8 @@ async fn an_object_the_store_refuses_fails_at_once_and_is_read_again_by_retry() 
 
 /// Keys in the environment are not the only way in: a platform's workload
 /// signs with its profile or role. Here a named profile in the shared
-/// credentials file, with no keys in the environment.
+/// credentials file, with no keys in the environment, and the endpoint in
+/// the variable the AWS SDKs read (`AWS_ENDPOINT_URL_S3`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_keys_in_the_environment_a_named_profile_signs() {
     let bucket = Bucket::new().await;
@@ -299,7 +300,8 @@ async fn without_keys_in_the_environment_a_named_profile_signs() {
             .env("AWS_CONFIG_FILE", aws.path().join("config"))
             .env("AWS_PROFILE", "indexer")
             .env("AWS_EC2_METADATA_DISABLED", "true")
-            .env("RAGPIPE_S3_ENDPOINT", &bucket.endpoint)
+            .env_remove("RAGPIPE_S3_ENDPOINT")
+            .env("AWS_ENDPOINT_URL_S3", &bucket.endpoint)
             .output()
             .unwrap()
     };

@@ -34,8 +34,9 @@ pub struct S3Config {
 }
 
 impl S3Config {
-    /// Parses `s3://bucket/prefix`; region and endpoint come from
-    /// `AWS_REGION` and `RAGPIPE_S3_ENDPOINT`, keys from
+    /// Parses `s3://bucket/prefix`; the region comes from `AWS_REGION` (or
+    /// `AWS_DEFAULT_REGION`), a custom endpoint from `RAGPIPE_S3_ENDPOINT`
+    /// (or the SDKs' own `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), keys from
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`
     /// when they are set ([`credentials`] says what is used otherwise).
     pub fn from_uri(uri: &str) -> Result<Self, SourceError> {
@@ -45,12 +46,12 @@ impl S3Config {
         if bucket.is_empty() {
             return Err(bad("no bucket name"));
         }
-        let env = |k: &str| std::env::var(k).ok();
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         Ok(S3Config {
             bucket: bucket.into(),
             prefix: prefix.into(),
-            endpoint: env("RAGPIPE_S3_ENDPOINT"),
-            region: env("AWS_REGION").unwrap_or_else(|| "us-east-1".into()),
+            endpoint: ["RAGPIPE_S3_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"].into_iter().find_map(env),
+            region: env("AWS_REGION").or_else(|| env("AWS_DEFAULT_REGION")).unwrap_or_else(|| "us-east-1".into()),
             keys: S3Keys::from_env().map_err(|e| bad(&e))?,
         })
     }
