@@ -6,7 +6,8 @@
 # PDF as CCITTFaxDecode images (img2pdf 0.6.1 from PyPI embeds G4 data as it
 # is); eurotext-g3.pdf, eurotext.png as CCITT Group 3 (K = 0) by Ghostscript's
 # pdfwrite; eurotext-jpx.pdf, eurotext.png as JPEG 2000 (ImageMagick's
-# OpenJPEG writer at quality 30, embedded as JPXDecode by img2pdf).
+# OpenJPEG writer at quality 30, embedded as JPXDecode by img2pdf);
+# eurotext.gif and eurotext.bmp (1-bit, Windows 3 BMP), ImageMagick's.
 # linn-jbig2.pdf is not made here: it is `tests/resources/jbig2.pdf` of the
 # ocrmypdf==17.13.0 sdist as it is. Needs ImageMagick and Ghostscript (Debian
 # `imagemagick`, `ghostscript`).
@@ -30,4 +31,6 @@ gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -dAutoFilterMonoImages=false \
   -c "<< /MonoImageDict << /K 0 >> >> setdistillerparams" -f "$tmp/eurotext-g4.pdf"
 convert eurotext.png -type Grayscale -quality 30 "$tmp/eurotext.jp2"
 "$tmp/venv/bin/img2pdf" "$tmp/eurotext.jp2" -o eurotext-jpx.pdf
-echo "make-ocr-fixtures: wrote $(pwd)/two-pages.tif, fax-two-pages.pdf, eurotext-g3.pdf and eurotext-jpx.pdf" >&2
+convert eurotext.png eurotext.gif
+convert eurotext.png -monochrome BMP3:eurotext.bmp
+echo "make-ocr-fixtures: wrote $(pwd)/two-pages.tif, fax-two-pages.pdf, eurotext-g3.pdf, eurotext-jpx.pdf, eurotext.gif and eurotext.bmp" >&2

@@ -190,7 +190,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Markdown, &["md", "markdown", "mdown", "ipynb"]),
     (Kind::Text, &["txt", "text", "rst", "log", "adoc", "asciidoc", "org", "tex", "latex", "textile"]),
     (Kind::Pdf, &["pdf"]),
-    (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp"]),
+    (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp", "gif", "bmp"]),
     (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods", "xltx", "xltm", "xlt", "ots"]),
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Word, &["docx", "docm", "odt", "rtf", "doc", "dotx", "dotm", "dot", "ott", "fodt"]),
@@ -225,7 +225,7 @@ pub fn extensions_of(kind: Kind) -> Vec<&'static str> {
 fn kind_for_mime(mime: &str) -> Option<Kind> {
     Some(match mime {
         "application/pdf" => Kind::Pdf,
-        "image/png" | "image/jpeg" | "image/tiff" | "image/webp" => Kind::Image,
+        "image/png" | "image/jpeg" | "image/tiff" | "image/webp" | "image/gif" | "image/bmp" => Kind::Image,
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         | "application/vnd.ms-excel"
         | "application/vnd.oasis.opendocument.spreadsheet" => Kind::Spreadsheet,
@@ -288,6 +288,10 @@ mod tests {
     #[test]
     fn text_under_any_name_is_read_binary_is_not() {
         assert_eq!(detect("data.xyz", b"hello"), Ok(Kind::Text));
+        // GIF and BMP scans are images, named or not.
+        assert_eq!(detect("scan.gif", b"GIF89a\x00\x04\x20\x03"), Ok(Kind::Image));
+        assert_eq!(detect("scan", b"GIF89a\x00\x04\x20\x03"), Ok(Kind::Image));
+        assert_eq!(detect("fax.bmp", b"BM\x3e\x90\x01\x00\x00\x00\x00\x00\x3e\x00\x00\x00\x28\x00"), Ok(Kind::Image));
         assert_eq!(detect("README", b"Install it with make.\n"), Ok(Kind::Text));
         assert_eq!(detect("docs/Makefile", b"all:\n\tcc -o a a.c\n"), Ok(Kind::Code));
         assert_eq!(detect("bin/deploy", b"#!/bin/sh\nexec ragpipe serve\n"), Ok(Kind::Code));

@@ -40,7 +40,8 @@ pub use pdf::NO_TEXT_LAYER;
 /// text under any name, configuration files as code, Jupyter notebooks and
 /// web archives, in archives and mail too, and legacy 8-bit text read as
 /// Windows-1252; 8: an OpenDocument text's tracked deletions left in its
-/// body stay out, and templates and flat OpenDocument files are read).
+/// body stay out, and templates, flat OpenDocument files and GIF and BMP
+/// scans are read).
 pub const EXTRACTOR_VERSION: &str = "8";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file

@@ -36,13 +36,17 @@ pub enum Pages<'a> {
 
 /// Opens an image file: its format from its content, not its name.
 pub fn decode_pages(bytes: &[u8], limits: DecodeLimits) -> Result<Pages<'_>, OcrError> {
-    let format = image::guess_format(bytes).map_err(|_| unsupported("not a PNG, JPEG, TIFF or WebP image"))?;
+    let format =
+        image::guess_format(bytes).map_err(|_| unsupported("not a PNG, JPEG, TIFF, WebP, GIF or BMP image"))?;
     match format {
         ImageFormat::Tiff => {
             let decoder = tiff::decoder::Decoder::new(Cursor::new(bytes)).map_err(|e| unsupported(&e.to_string()))?;
             Ok(Pages::Tiff(Box::new(decoder), limits, 0, true))
         }
-        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP => Ok(Pages::Single(Some((bytes, format)), limits)),
+        // An animated GIF is read by its first frame.
+        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP | ImageFormat::Gif | ImageFormat::Bmp => {
+            Ok(Pages::Single(Some((bytes, format)), limits))
+        }
         other => Err(unsupported(&format!("{} images are not read", format!("{other:?}").to_lowercase()))),
     }
 }

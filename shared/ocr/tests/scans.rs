@@ -63,6 +63,8 @@ fn scans_read_within_a_small_error_rate_in_reading_order() {
     // (image, reference, the CER it must stay under)
     for (image, truth, max) in [
         ("eurotext.png", "eurotext.txt", 0.02),
+        ("eurotext.gif", "eurotext.txt", 0.02),
+        ("eurotext.bmp", "eurotext.txt", 0.02),
         ("typewriter.png", "typewriter.txt", 0.02),
         ("linn.png", "linn.txt", 0.03),
     ] {
@@ -92,10 +94,14 @@ fn a_line_is_found_where_it_is_printed() {
 
 #[test]
 fn bad_bytes_have_reasons_not_panics() {
-    let err = decode_pages(b"GIF89a....", DecodeLimits::default()).err().unwrap();
-    assert!(err.to_string().starts_with("unsupported image: "), "{err}");
+    // An icon is an image, not a scan.
+    let err = decode_pages(&[0, 0, 1, 0, 1, 0, 16, 16], DecodeLimits::default()).err().unwrap();
+    assert_eq!(err.to_string(), "unsupported image: ico images are not read");
     let err = decode_pages(b"hello", DecodeLimits::default()).err().unwrap();
-    assert_eq!(err.to_string(), "unsupported image: not a PNG, JPEG, TIFF or WebP image");
+    assert_eq!(err.to_string(), "unsupported image: not a PNG, JPEG, TIFF, WebP, GIF or BMP image");
+    let gif = std::fs::read(fixture("eurotext.gif")).unwrap();
+    let err = decode_pages(&gif[..4000], DecodeLimits::default()).unwrap().next().unwrap().unwrap_err();
+    assert!(err.to_string().starts_with("unsupported image: "), "{err}");
     let png = std::fs::read(fixture("eurotext.png")).unwrap();
     let small = DecodeLimits { max_pixels: 100_000, max_pages: 10 };
     let err = decode_pages(&png, small).unwrap().next().unwrap().unwrap_err();
