@@ -276,9 +276,12 @@ fn to_message(c: &Chunk) -> ChunkMessage {
     }
 }
 
+/// Why a fetch failed for good, without the key (the document is the key):
+/// the same cause reads the same for every document it fails, so `status`
+/// counts them as one group.
 fn fetch_reason(e: &SourceError) -> String {
     match e {
-        SourceError::TooLarge { .. } => e.to_string(),
+        SourceError::Read { reason, .. } => reason.clone(),
         other => other.to_string(),
     }
 }

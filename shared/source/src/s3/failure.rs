@@ -10,10 +10,14 @@ use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::operation::RequestId;
 
 /// A failed request: why, in words, and whether it is worth repeating.
+/// The reason is the same for every object refused for the same cause, so
+/// `ragpipe status` counts them as one group; the request id AWS support
+/// asks for is logged instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Failure {
     pub reason: String,
     pub retryable: bool,
+    pub request_id: Option<String>,
 }
 
 /// Describes a failed request of any S3 operation.
@@ -26,9 +30,7 @@ where
             let err = service.err();
             let status = service.raw().status().as_u16();
             let mut failure = classify(status, err.code().unwrap_or(""), err.message().unwrap_or(""));
-            if let Some(id) = err.request_id().filter(|id| !id.is_empty()) {
-                failure.reason.push_str(&format!(" (request id {id})"));
-            }
+            failure.request_id = err.request_id().filter(|id| !id.is_empty()).map(str::to_string);
             failure
         }
         // Timeouts, refused connections, a response that was not S3's:
@@ -42,8 +44,9 @@ where
                      profile, web identity token, container endpoint or EC2 instance role gave any (last: {last})"
                 ),
                 retryable: true,
+                request_id: None,
             },
-            None => Failure { reason: DisplayErrorContext(other).to_string(), retryable: true },
+            None => Failure { reason: DisplayErrorContext(other).to_string(), retryable: true, request_id: None },
         },
     }
 }
@@ -66,7 +69,7 @@ fn credentials_error(e: &(dyn std::error::Error + 'static)) -> Option<String> {
 
 /// The reason for an S3 error response, by its status, code and message.
 pub(crate) fn classify(status: u16, code: &str, message: &str) -> Failure {
-    let permanent = |reason: String| Failure { reason, retryable: false };
+    let permanent = |reason: String| Failure { reason, retryable: false, request_id: None };
     let said = if message.is_empty() { code.to_string() } else { format!("{code}: {message}") };
     match code {
         "AccessDenied" | "AllAccessDisabled" => permanent(format!(
@@ -86,7 +89,7 @@ pub(crate) fn classify(status: u16, code: &str, message: &str) -> Failure {
              else the profile or role it found) [{said}]"
         )),
         kms if kms.starts_with("KMS.") => permanent(format!("its KMS key cannot decrypt it [{said}]")),
-        _ => Failure { reason: format!("S3 answered {status} {said}"), retryable: true },
+        _ => Failure { reason: format!("S3 answered {status} {said}"), retryable: true, request_id: None },
     }
 }
 

@@ -151,7 +151,13 @@ impl ObjectSource for S3Source {
                 if e.as_service_error().is_some_and(|s| s.is_no_such_key()) {
                     return Err(SourceError::NotFound { key: key.into() });
                 }
-                let failure::Failure { reason, retryable } = failure::describe(&e);
+                let failure::Failure { reason, retryable, request_id } = failure::describe(&e);
+                tracing::warn!(
+                    key,
+                    request_id = request_id.as_deref().unwrap_or("-"),
+                    retryable,
+                    "S3 GetObject failed: {reason}"
+                );
                 return Err(SourceError::Read { key: key.into(), reason, retryable });
             }
         };
