@@ -55,10 +55,12 @@ pub(super) fn read(
                     // parents: `Title` derives from `Heading`).
                     let style = attr(&e, "style-name").unwrap_or_default();
                     let title = style == "Title" || parents.get(&style).is_some_and(|p| p == "Title");
-                    let kind = match () {
-                        _ if title => Para::Title,
-                        _ if lists > 0 => Para::ListItem,
-                        _ => Para::Body,
+                    let kind = if title {
+                        Para::Title
+                    } else if lists > 0 {
+                        Para::ListItem
+                    } else {
+                        Para::Body
                     };
                     w.start_paragraph(kind)?;
                 }
@@ -77,7 +79,9 @@ pub(super) fn read(
                 "style" => derives(&e, &mut parents),
                 "change-start" => deleting.extend(attr(&e, "change-id").filter(|id| deletions.contains(id))),
                 "change-end" => {
-                    attr(&e, "change-id").map(|id| deleting.remove(&id));
+                    if let Some(id) = attr(&e, "change-id") {
+                        deleting.remove(&id);
+                    }
                 }
                 _ if !deleting.is_empty() => {}
                 "s" | "tab" => w.text(" "),
