@@ -166,7 +166,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "intro-m4a.m4a",
         "intro-opus.opus",
     ];
-    let sheets = ["book.xlsx", "book.ods", "book.xls", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
+    let sheets =
+        ["book.xlsx", "book.ods", "book.xls", "book.fods", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt", "policy.rtf", "policy.doc"];
     let decks = ["review.pptx", "review.odp", "review-lo.pptx", "review.ppt"];
@@ -213,7 +214,6 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
             "book-sheetjs.xlsb",
             "malformed spreadsheet: xlsb sheet uses compact cell records that cannot be read; save it as xlsx",
         ),
-        ("book.fods", "unsupported type: flat OpenDocument spreadsheet .fods (save it as .ods)"),
         ("briefing.mkv", "speech recognition disabled ([asr] model = \"off\")"),
         ("briefing.mp4", "speech recognition disabled ([asr] model = \"off\")"),
         ("briefing.webm", "speech recognition disabled ([asr] model = \"off\")"),

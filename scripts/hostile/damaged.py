@@ -114,6 +114,7 @@ MUTATE = [  # (extension, fixture) truncated and bit-flipped
     ("ipynb", "notebook/returns.ipynb"),
     ("mhtml", "web-archive/parking.mhtml"),
     ("fodt", "flat-odf/policy.fodt"),
+    ("fods", "flat-odf/book.fods"),
 ]
 TEXT_TRUNC = [("md", "../../../../samples/walkdir-README.md"), ("txt", "../../../../samples/dpkg-rootless-builds.txt"), ("rs", "code/hex.rs")]
 

@@ -53,6 +53,9 @@ def bombs(c: Corpus):
         + F.ODS_TAIL
     )
     c.add("bomb-repeat-attrs.ods", F.ods(rep), k, "failed", "number-rows/columns-repeated claim 17 G cells")
+    flat = rep.replace("<office:document-content ", '<office:document office:mimetype="application/vnd.oasis.opendocument.spreadsheet" ')
+    flat = flat.replace("</office:document-content>", "</office:document>")
+    c.add("bomb-repeat-attrs.fods", flat.encode(), k, "failed", "the same claim in a flat ODS")
     # Archives: a zip and a gzip of 2 GiB of text, and a zip whose one bomb
     # (a 2 GiB sheet) fails alone while the note beside it is read.
     lol = b"lol " * (mib // 4)

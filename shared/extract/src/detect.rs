@@ -23,10 +23,6 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
             zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
         }
         (None, Some("application/x-ole-storage")) if outlook_message(bytes) => Ok(Kind::Email),
-        // calamine reads no flat spreadsheet; LibreOffice saves it zipped.
-        (None, Some("text/xml")) if ext == "fods" => {
-            Err(ExtractError::Unsupported("flat OpenDocument spreadsheet .fods (save it as .ods)".into()))
-        }
         (None, Some(m)) => kind_for_mime(m).ok_or_else(|| ExtractError::Unsupported(m.into())),
         (None, None) => unnamed_text(&ext, bytes),
     }
@@ -120,9 +116,10 @@ fn mp3_frame_len(b: &[u8]) -> Option<usize> {
 /// as such; the spreadsheet reader then validates the inside.
 fn container_of(kind: Kind, mime: &str) -> bool {
     match kind {
-        Kind::Spreadsheet => matches!(mime, "application/zip" | "application/x-ole-storage"),
-        // A flat OpenDocument file (`.fodt`, `.fodp`) is XML.
-        Kind::Word | Kind::Presentation => matches!(mime, "application/zip" | "application/x-ole-storage" | "text/xml"),
+        // A flat OpenDocument file (`.fods`, `.fodt`, `.fodp`) is XML.
+        Kind::Spreadsheet | Kind::Word | Kind::Presentation => {
+            matches!(mime, "application/zip" | "application/x-ole-storage" | "text/xml")
+        }
         Kind::Ebook => mime == "application/zip",
         Kind::Archive => matches!(mime, "application/zip" | "application/gzip" | "application/x-tar"),
         // An Outlook `.msg`; the e-mail reader tells it from a MIME one.
@@ -191,7 +188,7 @@ const NAMED: &[(Kind, &[&str])] = &[
     (Kind::Text, &["txt", "text", "rst", "log", "adoc", "asciidoc", "org", "tex", "latex", "textile"]),
     (Kind::Pdf, &["pdf"]),
     (Kind::Image, &["png", "jpg", "jpeg", "tif", "tiff", "webp", "gif", "bmp"]),
-    (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods", "xltx", "xltm", "xlt", "ots"]),
+    (Kind::Spreadsheet, &["xlsx", "xlsm", "xlsb", "xls", "ods", "xltx", "xltm", "xlt", "ots", "fods"]),
     (Kind::Csv, &["csv", "tsv"]),
     (Kind::Word, &["docx", "docm", "odt", "rtf", "doc", "dotx", "dotm", "dot", "ott", "fodt"]),
     (Kind::Presentation, &["pptx", "pptm", "ppsx", "ppsm", "odp", "ppt", "pps", "potx", "potm", "pot", "otp", "fodp"]),
@@ -317,12 +314,9 @@ mod tests {
             detect("logo.svg", b"<svg xmlns=\"http://www.w3.org/2000/svg\"/>").unwrap_err().to_string(),
             "unsupported type: .svg"
         );
-        // A flat text or deck is read; a flat spreadsheet has no reader.
+        // Flat OpenDocument files are read by their kind's reader.
         assert_eq!(detect("policy.fodt", b"<?xml version=\"1.0\"?><office:document/>"), Ok(Kind::Word));
-        assert_eq!(
-            detect("book.fods", b"<?xml version=\"1.0\"?><office:document/>").unwrap_err().to_string(),
-            "unsupported type: flat OpenDocument spreadsheet .fods (save it as .ods)"
-        );
+        assert_eq!(detect("book.fods", b"<?xml version=\"1.0\"?><office:document/>"), Ok(Kind::Spreadsheet));
         assert_eq!(kind_for_name("ci/Dockerfile"), Some(Kind::Code), "what an admin sees before detection");
         assert!(unknown_extension("data.xyz"));
         assert!(!unknown_extension("README") && !unknown_extension("a.txt"));

@@ -19,6 +19,7 @@
 //! [`Limits::max_rows`] and [`Limits::max_cells`] as they are read.
 
 mod delimited;
+mod flat;
 mod grid;
 mod value;
 mod workbook;

@@ -1,7 +1,8 @@
 //! Reading workbooks with calamine. The format comes from the content: a zip
 //! holding `xl/workbook.xml` is xlsx/xlsm, `xl/workbook.bin` xlsb,
 //! `content.xml` ods; an OLE compound file is xls, or an encrypted OOXML
-//! workbook when it holds an `EncryptedPackage` stream.
+//! workbook when it holds an `EncryptedPackage` stream; one XML
+//! `office:document` is a flat ods (`.fods`, LibreOffice's "Flat XML").
 //!
 //! xlsx and xlsb sheets are streamed cell by cell (calamine's cell readers),
 //! so a sheet never exists as a dense grid; only the shared-string table and
@@ -25,6 +26,7 @@ enum Format {
     Xlsb,
     Xls,
     Ods,
+    FlatOds,
 }
 
 /// Reads every worksheet into `b`; returns how many had content.
@@ -65,13 +67,24 @@ pub(super) fn read(bytes: &[u8], budget: &mut Budget<'_>, b: &mut TextBuilder) -
                 written += write_range(&name, &range, budget, b)? as usize;
             }
         }
-        Format::Ods => {
-            let mut wb = Ods::new(cursor()).map_err(ods_error)?;
-            for name in worksheets(&wb) {
-                let range = wb.worksheet_range(&name).map_err(ods_error)?;
-                written += write_range(&name, &range, budget, b)? as usize;
-            }
+        Format::Ods => written += read_ods(Ods::new(cursor()).map_err(ods_error)?, budget, b)?,
+        Format::FlatOds => {
+            let zipped = Cursor::new(super::flat::package(bytes)?);
+            written += read_ods(Ods::new(zipped).map_err(ods_error)?, budget, b)?;
         }
+    }
+    Ok(written)
+}
+
+fn read_ods<R: std::io::Read + std::io::Seek>(
+    mut wb: Ods<R>,
+    budget: &mut Budget<'_>,
+    b: &mut TextBuilder,
+) -> Result<usize, ExtractError> {
+    let mut written = 0;
+    for name in worksheets(&wb) {
+        let range = wb.worksheet_range(&name).map_err(ods_error)?;
+        written += write_range(&name, &range, budget, b)? as usize;
     }
     Ok(written)
 }
@@ -104,6 +117,19 @@ fn write_range(
 fn format(bytes: &[u8], max_inflated: u64) -> Result<Format, ExtractError> {
     if bytes.starts_with(CFB_MAGIC) {
         return if crate::detect::holds_utf16(bytes, "EncryptedPackage") { Err(encrypted()) } else { Ok(Format::Xls) };
+    }
+    if let Some(flat) = crate::package::flat_odf(bytes) {
+        let xml = flat?;
+        let head = &xml[..xml.floor_char_boundary(4096)];
+        return if !head.contains("opendocument.spreadsheet") {
+            Err(malformed("flat XML: not an OpenDocument spreadsheet"))
+        } else if !xml.trim_end().ends_with("</office:document>") {
+            // calamine stops at the end of what it has without a word: a
+            // cut file would read as a workbook with its last rows missing.
+            Err(malformed("flat XML: cut short (it does not end with </office:document>)"))
+        } else {
+            Ok(Format::FlatOds)
+        };
     }
     if !bytes.starts_with(b"PK") {
         return Err(malformed("not an xlsx, xlsb, xls or ods file"));
