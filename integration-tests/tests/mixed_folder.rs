@@ -159,6 +159,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     let good = [
         "handbook.pdf",
         "owner-only.pdf",
+        "hyphenated.pdf",
         "intro.wav",
         "intro-flac.flac",
         "intro-ogg.ogg",
@@ -272,7 +273,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert!(warned[4].1.contains("the archive is damaged after"), "{warned:?}");
     assert!(warned[5].1.contains("the archive is damaged after"), "{warned:?}");
     check_pdf_chunks(&run, "handbook.pdf");
-    for audio in &good[2..] {
+    for audio in &good[3..] {
         check_audio_chunks(&run, audio);
     }
     for sheet in sheets.iter().chain(&more_sheets) {
@@ -288,7 +289,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         check_slide_chunks(&run, file);
     }
     use Holds::{Contains, EndsWith, Is, StartsWith};
-    let searches: [(&str, &[(&str, Holds)]); 9] = [
+    let searches: [(&str, &[(&str, Holds)]); 10] = [
         // A speaker note answers, cited by its slide (the deck is in four
         // files, so, as for the policy below, the rank, not the threshold).
         (
@@ -343,6 +344,15 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
                 ("kind", Is("archive")),
                 ("section", Contains("handbook/policies/remote-work.md")),
                 ("content", Contains("within five working days")),
+            ],
+        ),
+        // A justified PDF's words broken across lines are found whole.
+        (
+            "which replica is promoted when the primary database is unavailable?",
+            &[
+                ("document", EndsWith("hyphenated.pdf")),
+                ("content", Contains("database becomes unavailable,")),
+                ("locator", StartsWith("#page=1&char=")),
             ],
         ),
         // A Spanish RTF's table row answers by the names in its cells.

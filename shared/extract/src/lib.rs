@@ -14,6 +14,7 @@ mod email;
 mod embedded;
 mod epub;
 mod html;
+mod hyphens;
 mod markdown;
 mod notebook;
 mod ocr;
@@ -41,8 +42,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// web archives, in archives and mail too, and legacy 8-bit text read as
 /// Windows-1252; 8: an OpenDocument text's tracked deletions left in its
 /// body stay out, and templates, flat OpenDocument files and GIF and BMP
-/// scans are read).
-pub const EXTRACTOR_VERSION: &str = "8";
+/// scans are read; 9: a word a PDF or a scan breaks across two lines with a
+/// hyphen is read whole, and flat OpenDocument spreadsheets are read).
+pub const EXTRACTOR_VERSION: &str = "9";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

@@ -11,7 +11,7 @@
 //! line records the rectangle it was read from ([`Region`]), which chunks
 //! cite as `&xywh=`.
 
-use crate::{ExtractError, Limits, fallback_title};
+use crate::{ExtractError, Limits, fallback_title, hyphens};
 use ragpipe_core::{Block, BlockKind, Document, Kind, OcrPage, Region};
 use ragpipe_ocr::{DecodeLimits, GrayImage, PageText, order};
 
@@ -56,30 +56,46 @@ pub(crate) fn ocr_error(e: ragpipe_ocr::OcrError) -> ExtractError {
     ExtractError::Malformed(e.to_string())
 }
 
-/// Writes the canonical text, blocks and regions of OCR'd pages (page 1 first).
+/// Writes the canonical text, blocks and regions of OCR'd pages (page 1
+/// first), with words broken across lines made whole (see [`hyphens`]; a
+/// line keeps its rectangle when the half it began with moves up, and one
+/// left empty is left out).
 pub(crate) fn assemble(title: String, kind: Kind, pages: &[PageText], low: f32) -> Result<Document, ExtractError> {
+    let mut laid_out: Vec<Vec<(usize, Vec<String>)>> = pages
+        .iter()
+        .map(|page| {
+            order::paragraphs(&page.lines)
+                .into_iter()
+                // A form feed would break the page split; OCR never reads one, but be sure.
+                .map(|para| (para.start, page.lines[para].iter().map(|l| l.text.replace('\u{c}', " ")).collect()))
+                .collect()
+        })
+        .collect();
+    let vocabulary = hyphens::Vocabulary::of(laid_out.iter().flatten().map(|(_, lines)| lines.as_slice()));
     let mut text = String::new();
     let (mut blocks, mut regions, mut ocr_pages) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, page) in pages.iter().enumerate() {
+    for (i, (page, paras)) in pages.iter().zip(&mut laid_out).enumerate() {
         let number = i as u32 + 1;
         if i > 0 {
             text.push('\u{c}');
         }
-        for (j, para) in order::paragraphs(&page.lines).into_iter().enumerate() {
+        for (j, (first, lines)) in paras.iter_mut().enumerate() {
             if j > 0 {
                 text.push_str("\n\n");
             }
+            hyphens::rejoin(lines, &vocabulary);
             let start = text.len();
-            for k in para.clone() {
-                let line = &page.lines[k];
-                if k > para.start {
-                    text.push(if order::same_row(&page.lines[k - 1], line) { ' ' } else { '\n' });
+            let mut previous: Option<&ragpipe_ocr::Line> = None;
+            for (k, words) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+                let line = &page.lines[*first + k];
+                if let Some(prev) = previous {
+                    text.push(if order::same_row(prev, line) { ' ' } else { '\n' });
                 }
                 let at = text.len();
-                // A form feed would break the page split; OCR never reads one, but be sure.
-                text.push_str(&line.text.replace('\u{c}', " "));
+                text.push_str(words);
                 let r = line.rect;
                 regions.push(Region { range: at..text.len(), page: number, rect: [r.x, r.y, r.w, r.h] });
+                previous = Some(line);
             }
             blocks.push(Block { kind: BlockKind::Paragraph, range: start..text.len(), page: Some(number) });
         }
@@ -130,5 +146,23 @@ mod tests {
         assert_eq!(doc.ocr_pages.iter().map(|p| (p.page, p.low)).collect::<Vec<_>>(), [(1, true), (3, true)]);
         let err = assemble("blank".into(), Kind::Image, &[PageText::default()], 0.5).unwrap_err();
         assert_eq!(err.to_string(), "ocr found no text");
+    }
+
+    #[test]
+    fn a_word_broken_across_lines_is_whole_on_its_first_line_and_an_emptied_line_goes() {
+        let page = PageText {
+            width: 600,
+            height: 800,
+            lines: vec![
+                line("the raft was com-", 10, 10, 300),
+                line("pletely hid. A hyphen-", 10, 30, 300),
+                line("ated", 10, 50, 60),
+                line("word.", 10, 70, 80),
+            ],
+        };
+        let doc = assemble("scan".into(), Kind::Image, &[page], 0.5).unwrap();
+        assert_eq!(doc.text, "the raft was completely\nhid. A hyphenated\nword.");
+        let cited: Vec<(&str, u32)> = doc.regions.iter().map(|r| (&doc.text[r.range.clone()], r.rect[1])).collect();
+        assert_eq!(cited, [("the raft was completely", 10), ("hid. A hyphenated", 30), ("word.", 70)]);
     }
 }

@@ -19,6 +19,7 @@ mod furniture;
 mod layout;
 mod scanned;
 
+use crate::hyphens;
 use crate::ocr::{OCR_DISABLED, PageReader};
 use crate::{ExtractError, Limits, fallback_title};
 use layout::{Collector, Line, Page};
@@ -86,28 +87,36 @@ fn info_title(doc: &pdf_extract::Document) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
-/// Writes the canonical text and its blocks, page after page.
+/// Writes the canonical text and its blocks, page after page, with words
+/// broken across lines made whole (see [`hyphens`]).
 fn assemble(title: String, pages: &[Page]) -> Document {
     let body = body_size(pages);
     let levels = heading_sizes(pages, body);
+    let mut laid_out: Vec<Vec<(Option<u8>, Vec<String>)>> = pages
+        .iter()
+        .map(|page| {
+            paragraphs(&page.lines)
+                .iter()
+                .map(|para| (heading_level(para, body, &levels), para.iter().map(|l| l.text.clone()).collect()))
+                .collect()
+        })
+        .collect();
+    let vocabulary = hyphens::Vocabulary::of(laid_out.iter().flatten().map(|(_, lines)| lines.as_slice()));
     let mut text = String::new();
     let mut blocks = Vec::new();
-    for (i, page) in pages.iter().enumerate() {
+    for (i, (page, paras)) in pages.iter().zip(&mut laid_out).enumerate() {
         if i > 0 {
             text.push('\u{c}');
         }
-        for (j, para) in paragraphs(&page.lines).iter().enumerate() {
+        for (j, (level, lines)) in paras.iter_mut().enumerate() {
             if j > 0 {
                 text.push_str("\n\n");
             }
+            hyphens::rejoin(lines, &vocabulary);
+            lines.retain(|l| !l.is_empty());
             let start = text.len();
-            for (k, line) in para.iter().enumerate() {
-                if k > 0 {
-                    text.push('\n');
-                }
-                text.push_str(&line.text);
-            }
-            let kind = match heading_level(para, body, &levels) {
+            text.push_str(&lines.join("\n"));
+            let kind = match *level {
                 Some(level) => BlockKind::Heading { level },
                 None => BlockKind::Paragraph,
             };

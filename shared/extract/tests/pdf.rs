@@ -64,6 +64,31 @@ fn paragraphs_are_whole_and_furniture_is_gone() {
     assert!(paragraphs.iter().all(|p| !p.contains("\n\n")));
 }
 
+/// A justified column hyphenated by LibreOffice (`hyphenated.fodt`): the
+/// PDF's paragraphs hold, word for word, what the source's paragraphs say,
+/// so no word is left in two halves (`un-` / `available`) and the compounds
+/// the source writes with a hyphen (`read-only`, `seventy-two`) keep it.
+#[test]
+fn words_broken_across_lines_read_whole() {
+    let bytes = fixture("hyphenated.pdf");
+    let doc = extract(Kind::Pdf, "hyphenated.pdf", &bytes).unwrap();
+    let source = String::from_utf8(fixture("hyphenated.fodt")).unwrap();
+    let written: Vec<&str> = source
+        .split("<text:p text:style-name=\"Standard\">")
+        .skip(1)
+        .map(|p| p.split("</text:p>").next().unwrap())
+        .collect();
+    let paragraphs: Vec<&str> =
+        doc.blocks.iter().filter(|b| b.kind == BlockKind::Paragraph).map(|b| doc.slice(b)).collect();
+    assert_eq!(paragraphs.len(), written.len(), "{paragraphs:#?}");
+    for (read, source) in paragraphs.iter().zip(&written) {
+        let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(words(read), words(source), "{read:?}");
+        assert!(read.lines().count() > 4, "laid out on its lines still: {read:?}");
+    }
+    assert!(!doc.text.lines().any(|l| l.ends_with('-')), "{}", doc.text);
+}
+
 #[test]
 fn an_owner_password_alone_does_not_stop_reading() {
     let doc = extract(Kind::Pdf, "owner-only.pdf", &fixture("owner-only.pdf")).unwrap();

@@ -1,0 +1,230 @@
+//! Words a typesetter broke across two lines with a hyphen, made whole.
+//!
+//! Justified text (TeX, books, papers, most printed manuals) breaks long
+//! words at line ends: `declara-` / `tions.`. Left as laid out, neither BM25
+//! nor the embedding model sees the word: `declara` and `tions` match no
+//! question, and a reader quoting the chunk sees the break. So a page's
+//! paragraph gets its broken words back before the canonical text is written,
+//! the second half moved up to the line that holds the first.
+//!
+//! A hyphen at a line end may also be a compound's own (`non-` / `empty`),
+//! which must stay. No dictionary ships with ragpipe, so the document is its
+//! own: the word is joined with its hyphen when the document writes it so
+//! elsewhere (`non-empty` on one line), without when it writes it whole
+//! (`something`), with it when both halves are words the document uses on
+//! their own (`user-` / `space` beside `user` and `space`) or when the first
+//! half is a name or code (`HTTP-` / `based`), and without otherwise — a
+//! syllable break, by far the most common case. A soft hyphen
+//! (U+00AD) is a break by definition and always goes.
+
+use std::collections::HashSet;
+
+/// The words of one document as written on its lines, lower-cased: whole
+/// words, and words written with a hyphen inside them.
+#[derive(Debug, Default)]
+pub(crate) struct Vocabulary {
+    words: HashSet<String>,
+    compounds: HashSet<String>,
+}
+
+impl Vocabulary {
+    /// Reads the document's paragraphs (each a list of lines). A line's
+    /// last word when it ends in a hyphen, and the first word of the line
+    /// after it, are halves, not words, and are left out.
+    pub(crate) fn of<'a>(paragraphs: impl IntoIterator<Item = &'a [String]>) -> Self {
+        let mut vocabulary = Self::default();
+        for lines in paragraphs {
+            let mut after_break = false;
+            for line in lines {
+                let tokens: Vec<&str> = line.split_whitespace().collect();
+                let breaks = broken_half(line).is_some();
+                let last = tokens.len().saturating_sub(usize::from(breaks));
+                for token in &tokens[usize::from(after_break).min(last)..last] {
+                    vocabulary.add(token);
+                }
+                after_break = breaks;
+            }
+        }
+        vocabulary
+    }
+
+    fn add(&mut self, token: &str) {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        if word.is_empty() {
+            return;
+        }
+        if word.contains('-') {
+            self.compounds.insert(word);
+        } else if word.chars().all(char::is_alphabetic) {
+            self.words.insert(word);
+        }
+    }
+
+    /// How `head` and `tail`, broken at a hyphen, are written whole.
+    fn join(&self, head: &str, tail: &str, soft: bool) -> String {
+        if soft {
+            return format!("{head}{tail}");
+        }
+        // The half's word, without a quote or bracket before it.
+        let word = head.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let (h, t) = (word.to_lowercase(), word_part(tail).to_lowercase());
+        let hyphenated = format!("{h}-{t}");
+        // A capital past a half's first letter makes it a name or a code
+        // (`HTTP-based`, `YYMMDDhhmm-hh`), which typesetters do not split
+        // into syllables.
+        let capitals = tail.starts_with(char::is_uppercase);
+        let coded = !capitals && word.chars().skip(1).any(char::is_uppercase);
+        let keeps = if coded || self.compounds.contains(&hyphenated) {
+            true
+        } else if self.words.contains(&format!("{h}{t}")) {
+            false
+        } else {
+            let known = |w: &str| w.chars().count() >= 2 && self.words.contains(w);
+            known(&h) && known(&t)
+        };
+        if keeps { format!("{head}-{tail}") } else { format!("{head}{tail}") }
+    }
+}
+
+/// The letters a broken word's second half starts with, up to its
+/// punctuation: `tions` of `tions.`.
+fn word_part(tail: &str) -> &str {
+    let end = tail.find(|c: char| !c.is_alphabetic()).unwrap_or(tail.len());
+    &tail[..end]
+}
+
+/// When `line` ends in a word broken by a hyphen, that word's first half
+/// (without the hyphen), where it starts, and whether the hyphen was soft.
+fn broken_half(line: &str) -> Option<(usize, &str, bool)> {
+    let (body, soft) = if let Some(body) = line.strip_suffix('\u{ad}') {
+        (body, true)
+    } else {
+        (line.strip_suffix('-').or_else(|| line.strip_suffix('\u{2010}'))?, false)
+    };
+    let start = body.rfind(char::is_whitespace).map_or(0, |i| i + body[i..].chars().next().map_or(1, char::len_utf8));
+    let head = &body[start..];
+    // A word, not a dash after a space or a number range (`2015-`): the
+    // half ends in a letter and holds two at least.
+    let letters = head.chars().rev().take_while(|c| c.is_alphabetic()).count();
+    (letters >= 2 || (soft && letters >= 1)).then_some((start, head, soft))
+}
+
+/// Whether `tail`, the first word of the next line, can be the rest of a
+/// word `head` broke: it starts in lower case (`declara-` / `tions`), or
+/// both are capitals (`OP-` / `TIONAL`, `YYM-` / `MDDhhmmss`). A capitalised
+/// word after a hyphen is a word of its own (`Front-` / `Cover`).
+fn continues(head: &str, tail: &str) -> bool {
+    let mut first = tail.chars().take(2);
+    match first.next() {
+        Some(c) if c.is_lowercase() => true,
+        Some(c) if c.is_uppercase() => {
+            first.next().is_none_or(|c| !c.is_lowercase()) && !head.chars().any(char::is_lowercase)
+        }
+        _ => false,
+    }
+}
+
+/// Rejoins the broken words of one paragraph's lines in place: the second
+/// half moves up to the line of the first. A line the move leaves empty
+/// stays, as an empty string, so that lines keep their places (an OCR line
+/// its region); the caller leaves it out.
+pub(crate) fn rejoin(lines: &mut [String], vocabulary: &Vocabulary) {
+    let mut k = 0;
+    while let Some(j) = (k + 1..lines.len()).find(|&j| !lines[j].trim().is_empty()) {
+        let moved = broken_half(&lines[k]).and_then(|(start, head, soft)| {
+            let next = lines[j].trim_start();
+            let tail_end = next.find(char::is_whitespace).unwrap_or(next.len());
+            let tail = &next[..tail_end];
+            continues(head, tail)
+                .then(|| (start, vocabulary.join(head, tail, soft), next[tail_end..].trim_start().to_string()))
+        });
+        match moved {
+            Some((start, whole, rest)) => {
+                lines[k].truncate(start);
+                lines[k].push_str(&whole);
+                let emptied = rest.is_empty();
+                lines[j] = rest;
+                // Emptied, the line after it may continue the joined word.
+                if !emptied {
+                    k = j;
+                }
+            }
+            None => k = j,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    fn rejoined(text: &str, elsewhere: &str) -> String {
+        let paragraphs = [lines(text), lines(elsewhere)];
+        let vocabulary = Vocabulary::of(paragraphs.iter().map(Vec::as_slice));
+        let mut first = paragraphs[0].clone();
+        rejoin(&mut first, &vocabulary);
+        first.retain(|l| !l.is_empty());
+        first.join("\n")
+    }
+
+    #[test]
+    fn a_syllable_break_is_made_whole_on_the_first_line() {
+        assert_eq!(
+            rejoined("the module's declara-\ntions. Then the\nrest", ""),
+            "the module's declarations.\nThen the\nrest"
+        );
+        assert_eq!(rejoined("ending in man-\nagement", ""), "ending in management");
+        assert_eq!(rejoined("soft\u{ad} hy\u{ad}\nphen", ""), "soft\u{ad} hyphen");
+    }
+
+    #[test]
+    fn a_compound_the_document_hyphenates_elsewhere_keeps_its_hyphen() {
+        assert_eq!(rejoined("a non-\nempty list", "is it non-empty?"), "a non-empty\nlist");
+        assert_eq!(rejoined("in user-\nspace code", "the user owns the space"), "in user-space\ncode");
+        assert_eq!(rejoined("some-\nthing", "some thing or something"), "something");
+        assert_eq!(rejoined("a non-\nempty list", ""), "a nonempty\nlist");
+        assert_eq!(rejoined("an HTTP-\nbased API", ""), "an HTTP-based\nAPI");
+        assert_eq!(rejoined("(\"Declara-\ntions\")", ""), "(\"Declarations\")");
+        assert_eq!(rejoined("is OP-\nTIONAL and", "OPTIONAL"), "is OPTIONAL\nand");
+        assert_eq!(rejoined("\"?CUR-\nRENT\" is", ""), "\"?CURRENT\"\nis");
+        assert_eq!(rejoined("\"YYM-\nMDDhhmmss\"", ""), "\"YYMMDDhhmmss\"");
+        assert_eq!(rejoined("or \"YYMMDDhhmm-\nhh'mm'\".", ""), "or \"YYMMDDhhmm-hh'mm'\".");
+    }
+
+    #[test]
+    fn what_is_not_a_broken_word_stays_as_laid_out() {
+        for text in [
+            "dates 2015-\n04-28",
+            "a dash -\nand more",
+            "x-\nray",
+            "the end-\nThe Start",
+            "GNU-\nLinux",
+            "Front-\nCover Texts",
+            "no break\nhere-and-there",
+        ] {
+            assert_eq!(rejoined(text, ""), text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn halves_are_not_words_of_the_vocabulary() {
+        let paragraphs = [lines("declara-\ntions here"), lines("plain words")];
+        let vocabulary = Vocabulary::of(paragraphs.iter().map(Vec::as_slice));
+        assert!(!vocabulary.words.contains("tions") && !vocabulary.words.contains("declara"));
+        assert!(vocabulary.words.contains("here") && vocabulary.words.contains("plain"));
+    }
+
+    #[test]
+    fn a_line_emptied_by_the_move_stays_empty_and_the_next_break_is_seen() {
+        let mut paragraph = lines("a hyphen-\nated\nwords and co-\nordination");
+        rejoin(&mut paragraph, &Vocabulary::default());
+        assert_eq!(paragraph, ["a hyphenated", "", "words and coordination", ""]);
+        let mut chain = lines("al-\nmost-\nly");
+        rejoin(&mut chain, &Vocabulary::default());
+        assert_eq!(chain, ["almostly", "", ""]);
+    }
+}
