@@ -5,7 +5,8 @@
 //! flow across a page break. A line is furniture only where that is reliable:
 //! it sits at the very top or bottom of its page and, once digits are
 //! ignored ("Page 3 of 9" ~ "Page 4 of 9"), the same line holds that place on
-//! most pages; or it is a bare page number there.
+//! most pages, or on pages it numbers (a chapter's running header); or it is
+//! a bare page number there.
 
 use super::layout::Page;
 use std::collections::HashMap;
@@ -21,21 +22,65 @@ enum Edge {
     Bottom,
 }
 
+/// A running header that changes with the chapter (`Chapter 4: Function
+/// reference 19`) holds its place on the pages of its chapter only, too few
+/// for "most pages". It is furniture when it sits on two pages at least and
+/// its first or last word is a number that counts the pages: it grows by one
+/// from one page to the next (a title repeated on a few pages, numbered
+/// inside or not, does not).
+const RUN_PAGES: usize = 2;
+
+/// Where a candidate line was seen: on which pages (indices, ascending),
+/// with which numbers in it.
+#[derive(Default)]
+struct Seen {
+    pages: Vec<(usize, Vec<u64>)>,
+}
+
+impl Seen {
+    /// Whether some number of the line minus its page index is the same on
+    /// every page it is on: a page number.
+    fn counts_pages(&self) -> bool {
+        let Some((first_page, first)) = self.pages.first() else { return false };
+        (0..first.len()).any(|j| {
+            let offset = first[j] as i128 - *first_page as i128;
+            self.pages
+                .iter()
+                .all(|(page, numbers)| numbers.get(j).is_some_and(|&n| n as i128 - *page as i128 == offset))
+        })
+    }
+}
+
+/// A number that is a line's first or last word, where running headers
+/// set the page number (`19 Chapter 4`, `Chapter 4: Function reference 19`).
+fn numbers(text: &str) -> Vec<u64> {
+    let mut words = text.split_whitespace();
+    let (first, last) = (words.next(), words.next_back());
+    [first, last].into_iter().flatten().filter_map(|w| w.parse().ok()).collect()
+}
+
 /// Removes furniture lines from every page, in place.
 pub(crate) fn strip(pages: &mut [Page]) {
     let with_text = pages.iter().filter(|p| !p.lines.is_empty()).count();
-    let mut seen: HashMap<(Edge, String), usize> = HashMap::new();
-    for page in pages.iter() {
-        let mut keys: Vec<(Edge, String)> =
-            edge_lines(page).into_iter().map(|(e, i)| (e, key(&page.lines[i].text))).collect();
+    let mut seen: HashMap<(Edge, String), Seen> = HashMap::new();
+    for (index, page) in pages.iter().enumerate() {
+        let mut keys: Vec<(Edge, String, &str)> = edge_lines(page)
+            .into_iter()
+            .map(|(e, i)| (e, key(&page.lines[i].text), page.lines[i].text.as_str()))
+            .collect();
         keys.sort();
-        keys.dedup();
-        for k in keys {
-            *seen.entry(k).or_default() += 1;
+        keys.dedup_by(|a, b| (a.0, &a.1) == (b.0, &b.1));
+        for (edge, k, text) in keys {
+            seen.entry((edge, k)).or_default().pages.push((index, numbers(text)));
         }
     }
-    // "Most pages": more than half, and never a line seen only once.
-    let repeated = |k: &(Edge, String)| seen.get(k).is_some_and(|&n| n >= 2 && 2 * n > with_text);
+    let repeated = |k: &(Edge, String)| {
+        seen.get(k).is_some_and(|s| {
+            let n = s.pages.len();
+            // "Most pages": more than half, and never a line seen only once.
+            (n >= 2 && 2 * n > with_text) || (n >= RUN_PAGES && s.counts_pages())
+        })
+    };
     for page in pages.iter_mut() {
         let candidates = edge_lines(page);
         let mut drop = Vec::new();
@@ -157,6 +202,39 @@ mod tests {
             // a line that differs stays.
             assert_eq!(i == 2, texts.contains(&"Another heading"));
         }
+    }
+
+    #[test]
+    fn a_chapters_running_header_goes_and_a_repeated_title_stays() {
+        // Twelve pages: chapter 1 on pages 1-3, chapter 2 on 4-12; a
+        // chapter's first page has no header, as TeX books set them, so
+        // neither header is on most pages. Pages 5-7 share one title, pages
+        // 9-11 a numbered one whose number is not the page's.
+        let words = ["oak", "ash", "elm", "yew", "fir", "box", "bay", "fig", "lime", "pine", "plum", "pear"];
+        let mut pages: Vec<Page> = (1..=12usize)
+            .map(|n| {
+                let header = match n {
+                    2..=3 => format!("Chapter 1: Setup {n}"),
+                    5..=12 => format!("{n} Chapter 2: Reference"),
+                    _ => String::new(),
+                };
+                let title = match n {
+                    5..=7 => "Architecture".to_string(),
+                    9..=11 => format!("Step {}: repeat", n - 5),
+                    _ => format!("About {}", words[n - 1]),
+                };
+                let body = format!("Body of page {n}.");
+                let (more, last) = (format!("More on {}.", words[n - 1]), format!("Ends with {}.", words[12 - n]));
+                let lines = [header.as_str(), &title, &body, &more, &last];
+                page(n as u32, if header.is_empty() { &lines[1..] } else { &lines })
+            })
+            .collect();
+        strip(&mut pages);
+        let texts: Vec<Vec<&str>> = pages.iter().map(|p| p.lines.iter().map(|l| l.text.as_str()).collect()).collect();
+        assert!(texts.iter().flatten().all(|t| !t.contains("Chapter")), "{texts:?}");
+        assert!(texts[4..7].iter().all(|t| t[0] == "Architecture"), "{texts:?}");
+        assert!(texts[8..11].iter().all(|t| t[0].starts_with("Step ")), "{texts:?}");
+        assert!(texts.iter().all(|t| t.len() == 4), "nothing else goes: {texts:?}");
     }
 
     #[test]
