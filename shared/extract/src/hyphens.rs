@@ -22,7 +22,7 @@ use std::collections::HashSet;
 /// The words of one document as written on its lines, lower-cased: whole
 /// words, and words written with a hyphen inside them.
 #[derive(Debug, Default)]
-pub(crate) struct Vocabulary {
+struct Vocabulary {
     words: HashSet<String>,
     compounds: HashSet<String>,
 }
@@ -31,7 +31,7 @@ impl Vocabulary {
     /// Reads the document's paragraphs (each a list of lines). A line's
     /// last word when it ends in a hyphen, and the first word of the line
     /// after it, are halves, not words, and are left out.
-    pub(crate) fn of<'a>(paragraphs: impl IntoIterator<Item = &'a [String]>) -> Self {
+    fn of<'a>(paragraphs: impl IntoIterator<Item = &'a [String]>) -> Self {
         let mut vocabulary = Self::default();
         for lines in paragraphs {
             let mut after_break = false;
@@ -109,6 +109,17 @@ fn broken_half(line: &str) -> Option<(usize, &str, bool)> {
     (letters >= 2 || (soft && letters >= 1)).then_some((start, head, soft))
 }
 
+/// Rejoins the broken words of every paragraph of a document, each a list
+/// of lines, against the vocabulary of all of them. Lines a move empties
+/// stay, empty (see [`rejoin`]).
+pub(crate) fn rejoin_all<'a>(paragraphs: impl IntoIterator<Item = &'a mut Vec<String>>) {
+    let mut paragraphs: Vec<&mut Vec<String>> = paragraphs.into_iter().collect();
+    let vocabulary = Vocabulary::of(paragraphs.iter().map(|lines| lines.as_slice()));
+    for lines in paragraphs.iter_mut() {
+        rejoin(lines, &vocabulary);
+    }
+}
+
 /// Whether `tail`, the first word of the next line, can be the rest of a
 /// word `head` broke: it starts in lower case (`declara-` / `tions`), or
 /// both are capitals (`OP-` / `TIONAL`, `YYM-` / `MDDhhmmss`). A capitalised
@@ -128,7 +139,7 @@ fn continues(head: &str, tail: &str) -> bool {
 /// half moves up to the line of the first. A line the move leaves empty
 /// stays, as an empty string, so that lines keep their places (an OCR line
 /// its region); the caller leaves it out.
-pub(crate) fn rejoin(lines: &mut [String], vocabulary: &Vocabulary) {
+fn rejoin(lines: &mut [String], vocabulary: &Vocabulary) {
     let mut k = 0;
     while let Some(j) = (k + 1..lines.len()).find(|&j| !lines[j].trim().is_empty()) {
         let moved = broken_half(&lines[k]).and_then(|(start, head, soft)| {

@@ -71,19 +71,18 @@ pub(crate) fn assemble(title: String, kind: Kind, pages: &[PageText], low: f32) 
                 .collect()
         })
         .collect();
-    let vocabulary = hyphens::Vocabulary::of(laid_out.iter().flatten().map(|(_, lines)| lines.as_slice()));
+    hyphens::rejoin_all(laid_out.iter_mut().flatten().map(|(_, lines)| lines));
     let mut text = String::new();
     let (mut blocks, mut regions, mut ocr_pages) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, (page, paras)) in pages.iter().zip(&mut laid_out).enumerate() {
+    for (i, (page, paras)) in pages.iter().zip(&laid_out).enumerate() {
         let number = i as u32 + 1;
         if i > 0 {
             text.push('\u{c}');
         }
-        for (j, (first, lines)) in paras.iter_mut().enumerate() {
+        for (j, (first, lines)) in paras.iter().enumerate() {
             if j > 0 {
                 text.push_str("\n\n");
             }
-            hyphens::rejoin(lines, &vocabulary);
             let start = text.len();
             let mut previous: Option<&ragpipe_ocr::Line> = None;
             for (k, words) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {

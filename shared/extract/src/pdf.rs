@@ -101,7 +101,7 @@ fn assemble(title: String, pages: &[Page]) -> Document {
                 .collect()
         })
         .collect();
-    let vocabulary = hyphens::Vocabulary::of(laid_out.iter().flatten().map(|(_, lines)| lines.as_slice()));
+    hyphens::rejoin_all(laid_out.iter_mut().flatten().map(|(_, lines)| lines));
     let mut text = String::new();
     let mut blocks = Vec::new();
     for (i, (page, paras)) in pages.iter().zip(&mut laid_out).enumerate() {
@@ -112,7 +112,6 @@ fn assemble(title: String, pages: &[Page]) -> Document {
             if j > 0 {
                 text.push_str("\n\n");
             }
-            hyphens::rejoin(lines, &vocabulary);
             lines.retain(|l| !l.is_empty());
             let start = text.len();
             text.push_str(&lines.join("\n"));

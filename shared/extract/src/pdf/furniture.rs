@@ -30,25 +30,18 @@ enum Edge {
 /// inside or not, does not).
 const RUN_PAGES: usize = 2;
 
-/// Where a candidate line was seen: on which pages (indices, ascending),
-/// with which numbers in it.
-#[derive(Default)]
-struct Seen {
-    pages: Vec<(usize, Vec<u64>)>,
-}
+/// The pages a candidate line was seen on (indices, ascending), each with
+/// the line's [`numbers`] there.
+type Sightings = Vec<(usize, Vec<u64>)>;
 
-impl Seen {
-    /// Whether some number of the line minus its page index is the same on
-    /// every page it is on: a page number.
-    fn counts_pages(&self) -> bool {
-        let Some((first_page, first)) = self.pages.first() else { return false };
-        (0..first.len()).any(|j| {
-            let offset = first[j] as i128 - *first_page as i128;
-            self.pages
-                .iter()
-                .all(|(page, numbers)| numbers.get(j).is_some_and(|&n| n as i128 - *page as i128 == offset))
-        })
-    }
+/// Whether a line seen on these pages numbers them: one of its numbers
+/// minus the page's index is the same on every page.
+fn counts_pages(seen: &[(usize, Vec<u64>)]) -> bool {
+    let Some((first_page, first)) = seen.first() else { return false };
+    (0..first.len()).any(|j| {
+        let offset = first[j] as i128 - *first_page as i128;
+        seen.iter().all(|(page, numbers)| numbers.get(j).is_some_and(|&n| n as i128 - *page as i128 == offset))
+    })
 }
 
 /// A number that is a line's first or last word, where running headers
@@ -62,7 +55,7 @@ fn numbers(text: &str) -> Vec<u64> {
 /// Removes furniture lines from every page, in place.
 pub(crate) fn strip(pages: &mut [Page]) {
     let with_text = pages.iter().filter(|p| !p.lines.is_empty()).count();
-    let mut seen: HashMap<(Edge, String), Seen> = HashMap::new();
+    let mut seen: HashMap<(Edge, String), Sightings> = HashMap::new();
     for (index, page) in pages.iter().enumerate() {
         let mut keys: Vec<(Edge, String, &str)> = edge_lines(page)
             .into_iter()
@@ -71,14 +64,14 @@ pub(crate) fn strip(pages: &mut [Page]) {
         keys.sort();
         keys.dedup_by(|a, b| (a.0, &a.1) == (b.0, &b.1));
         for (edge, k, text) in keys {
-            seen.entry((edge, k)).or_default().pages.push((index, numbers(text)));
+            seen.entry((edge, k)).or_default().push((index, numbers(text)));
         }
     }
     let repeated = |k: &(Edge, String)| {
-        seen.get(k).is_some_and(|s| {
-            let n = s.pages.len();
+        seen.get(k).is_some_and(|on| {
+            let n = on.len();
             // "Most pages": more than half, and never a line seen only once.
-            (n >= 2 && 2 * n > with_text) || (n >= RUN_PAGES && s.counts_pages())
+            (n >= 2 && 2 * n > with_text) || (n >= RUN_PAGES && counts_pages(on))
         })
     };
     for page in pages.iter_mut() {

@@ -17,14 +17,22 @@ const MANIFEST: &str = concat!(
     "</manifest:manifest>"
 );
 
-/// A flat ods as the package calamine reads: its `office:document` is what
+/// A flat ods (its XML text, known by [`crate::package::flat_odf`]) as the
+/// package calamine reads: its `office:document` is what
 /// `content.xml` holds in the zipped form (calamine looks for the tables and
 /// their styles, whatever the root), stored beside the `mimetype` entry and
 /// a manifest. The copies cost the file's size twice, which
 /// `max_file_bytes` bounds.
-pub(super) fn package(bytes: &[u8]) -> Result<Vec<u8>, ExtractError> {
+pub(super) fn package(xml: &str) -> Result<Vec<u8>, ExtractError> {
     use zip::write::SimpleFileOptions;
-    let xml = crate::package::flat_odf(bytes).ok_or_else(|| malformed("not an xlsx, xlsb, xls or ods file"))??;
+    if !xml[..xml.floor_char_boundary(4096)].contains("opendocument.spreadsheet") {
+        return Err(malformed("flat XML: not an OpenDocument spreadsheet"));
+    }
+    if !xml.trim_end().ends_with("</office:document>") {
+        // calamine stops at the end of what it has without a word: a cut
+        // file would read as a workbook with its last rows missing.
+        return Err(malformed("flat XML: cut short (it does not end with </office:document>)"));
+    }
     let content = unindented(xml)?;
     let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(content.len() + 1024)));

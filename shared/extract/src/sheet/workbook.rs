@@ -26,11 +26,13 @@ enum Format {
     Xlsb,
     Xls,
     Ods,
-    FlatOds,
 }
 
 /// Reads every worksheet into `b`; returns how many had content.
 pub(super) fn read(bytes: &[u8], budget: &mut Budget<'_>, b: &mut TextBuilder) -> Result<usize, ExtractError> {
+    if let Some(flat) = crate::package::flat_odf(bytes) {
+        return read_ods(Ods::new(Cursor::new(super::flat::package(flat?)?)).map_err(ods_error)?, budget, b);
+    }
     let cursor = || Cursor::new(bytes);
     let mut written = 0;
     match format(bytes, budget.limits.max_decompressed_bytes)? {
@@ -68,10 +70,6 @@ pub(super) fn read(bytes: &[u8], budget: &mut Budget<'_>, b: &mut TextBuilder) -
             }
         }
         Format::Ods => written += read_ods(Ods::new(cursor()).map_err(ods_error)?, budget, b)?,
-        Format::FlatOds => {
-            let zipped = Cursor::new(super::flat::package(bytes)?);
-            written += read_ods(Ods::new(zipped).map_err(ods_error)?, budget, b)?;
-        }
     }
     Ok(written)
 }
@@ -117,19 +115,6 @@ fn write_range(
 fn format(bytes: &[u8], max_inflated: u64) -> Result<Format, ExtractError> {
     if bytes.starts_with(CFB_MAGIC) {
         return if crate::detect::holds_utf16(bytes, "EncryptedPackage") { Err(encrypted()) } else { Ok(Format::Xls) };
-    }
-    if let Some(flat) = crate::package::flat_odf(bytes) {
-        let xml = flat?;
-        let head = &xml[..xml.floor_char_boundary(4096)];
-        return if !head.contains("opendocument.spreadsheet") {
-            Err(malformed("flat XML: not an OpenDocument spreadsheet"))
-        } else if !xml.trim_end().ends_with("</office:document>") {
-            // calamine stops at the end of what it has without a word: a
-            // cut file would read as a workbook with its last rows missing.
-            Err(malformed("flat XML: cut short (it does not end with </office:document>)"))
-        } else {
-            Ok(Format::FlatOds)
-        };
     }
     if !bytes.starts_with(b"PK") {
         return Err(malformed("not an xlsx, xlsb, xls or ods file"));
