@@ -138,6 +138,13 @@ def nesting(c: Corpus):
     c.add("deep-ul.html", b"<html><body>" + b"<ul><li>" * n + b"deep" + b"</li></ul>" * n + b"</body></html>", k, "either", "100k nested lists")
     c.add("deep-unclosed.html", b"<html><body>" + b"<span><b><i>" * 50_000 + b"never closed", k, "either", "150k unclosed inline tags")
     c.add("deep-quote.md", b"> " * 10_000 + b"deep\n", k, "either", "10k nested blockquotes")
+    # Navigation bars are found by their links before the page is read
+    # (html/chrome.rs): a page of nothing but such links, or of table cells
+    # each holding one, must not cost a climb per link.
+    nav = b'<a rel="next" accesskey="n" href="p.html">n</a> ' * 200_000
+    c.add("nav-links.html", b"<html><body><div>" + nav + b"</div><p>after</p></body></html>", k, "either", "200k navigation links in one bar")
+    cells = b'<tr><td><a accesskey="p" href="x">Prev</a> words here</td></tr>' * 200_000
+    c.add("nav-cells.html", b"<html><body><table>" + cells + b"</table></body></html>", k, "either", "200k table cells, each with an access-key link")
     c.add("deep-ordered.md", b"1. " * 10_000 + b"deep\n", k, "either", "10k nested ordered lists")
     c.add("deep-indent.md", b"".join(b"  " * i + b"- level %d\n" % i for i in range(1000)), k, "either", "1000 indented list levels")
     c.add("deep-emphasis.md", b"*" * 20_000 + b"x" + b"_" * 20_000 + b"\n" + b"[" * 20_000 + b"\n", k, "either", "delimiter runs, 20k open brackets")

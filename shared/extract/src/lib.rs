@@ -43,8 +43,12 @@ pub use pdf::NO_TEXT_LAYER;
 /// Windows-1252; 8: an OpenDocument text's tracked deletions left in its
 /// body stay out, and templates, flat OpenDocument files and GIF and BMP
 /// scans are read; 9: a word a PDF or a scan breaks across two lines with a
-/// hyphen is read whole, and flat OpenDocument spreadsheets are read).
-pub const EXTRACTOR_VERSION: &str = "9";
+/// hyphen is read whole, and flat OpenDocument spreadsheets are read; 10:
+/// HTML pages lose their navigation bars, ARIA navigation landmarks and
+/// heading permalinks, Markdown its badges, a PDF its table of contents'
+/// and index's entries, and a code a PDF breaks with a hyphen is joined
+/// where the document writes it whole).
+pub const EXTRACTOR_VERSION: &str = "10";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

@@ -18,6 +18,11 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     let mut in_h1 = false;
     let mut in_code = false;
     let mut in_metadata = false;
+    // Links open around the event, and whether an image's alt text is being
+    // read: a linked image (a README's badges, a logo) is a link's label,
+    // not prose, and its alt text (`crates.io release`, `codecov`) is left
+    // out, as an HTML page's images are.
+    let (mut links, mut in_image) = (0usize, false);
     // The row of a pipe table being read: its cells, and its position.
     let mut cells: Option<Vec<String>> = None;
     let mut row = 0u32;
@@ -70,7 +75,11 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
             Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
             Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
             Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::BlockQuote(_)) => b.finish(),
-            Event::Text(t) if in_metadata => drop(t),
+            Event::Start(Tag::Link { .. }) => links += 1,
+            Event::End(TagEnd::Link) => links = links.saturating_sub(1),
+            Event::Start(Tag::Image { .. }) => in_image = true,
+            Event::End(TagEnd::Image) => in_image = false,
+            Event::Text(t) if in_metadata || (in_image && links > 0) => drop(t),
             Event::Text(t) if in_code => b.raw(&t),
             Event::Text(t) | Event::Code(t) => {
                 if in_h1 {
@@ -112,6 +121,14 @@ mod tests {
                 (&BlockKind::Code, "fn main() {\n\n    go();\n}"),
             ]
         );
+    }
+
+    #[test]
+    fn badges_are_not_text_but_pictures_keep_their_alt_text() {
+        let src = "# Moka\n\n[![GitHub Actions][ci-badge]][ci]\n[![crates.io release](https://img.shields.io/x.svg)](https://crates.io/x)\n\n\
+            A cache. ![the eviction policy](policy.png)\n\n[ci-badge]: https://github.com/x/badge.svg\n[ci]: https://github.com/x\n";
+        let doc = extract("README.md", src);
+        assert_eq!(doc.text, "Moka\n\nA cache. the eviction policy");
     }
 
     #[test]

@@ -25,3 +25,63 @@ fn docbook_self_closing_anchors_lose_no_text() {
         assert!(text.contains(step), "missing: {step}");
     }
 }
+
+fn document_of(path: &str) -> ragpipe_core::Document {
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    extract(Kind::Html, path, &std::fs::read(&full).unwrap()).unwrap()
+}
+
+fn headings(doc: &ragpipe_core::Document) -> Vec<&str> {
+    doc.blocks
+        .iter()
+        .filter(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. }))
+        .map(|b| &doc.text[b.range.clone()])
+        .collect()
+}
+
+/// The same manual made by three generators (fixtures/html/make.sh): each
+/// page reads as its chapter alone, without the links to the pages around
+/// it or the permalink signs in its headings.
+#[test]
+fn manual_pages_read_without_their_navigation() {
+    const RETRIES: &str = "A message that fails is retried five times, with a delay that doubles each time, before \
+                           it is moved to the dead-letter queue.";
+    for page in ["sphinx-retries.html", "texinfo.html", "docbook-retries.html"] {
+        let doc = document_of(&format!("tests/fixtures/html/{page}"));
+        let text = doc.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(RETRIES), "{page}: {text}");
+        for chrome in ["Next", "Prev", "Up:", "Home", "¶", "next |", "index", "modules", "Quick search"] {
+            assert!(!text.contains(chrome), "{page} keeps {chrome:?}: {text}");
+        }
+    }
+    // DocBook's tables name the chapters before and after: a question about
+    // monitoring must not find the retries chapter by its footer.
+    let docbook = document_of("tests/fixtures/html/docbook-retries.html");
+    assert!(!docbook.text.contains("Monitoring"), "{}", docbook.text);
+    assert_eq!(headings(&docbook), ["Chapter 2. Retries and dead letters"]);
+
+    let sphinx = document_of("tests/fixtures/html/sphinx-retries.html");
+    assert_eq!(headings(&sphinx), ["Retries and dead letters", "Settings", "Inspecting dead letters"]);
+    assert!(sphinx.text.contains("--max-retries N\n"), "{}", sphinx.text);
+
+    let texinfo = document_of("tests/fixtures/html/texinfo.html");
+    assert!(texinfo.text.contains("Run relay start with a configuration file."), "{}", texinfo.text);
+    assert_eq!(
+        headings(&texinfo),
+        ["Relay operator guide", "Relay operator guide", "1 Starting the relay", "2 Retries and dead letters"]
+    );
+}
+
+/// Real manuals: Debian's reference (DocBook) and the GNU bc manual
+/// (texinfo), as in the evaluation corpora.
+#[test]
+fn real_manuals_lose_their_navigation_not_their_text() {
+    let debref = text_of("../../eval/corpus-es/debref-ch03-inicializacion.html");
+    for chrome in ["Anterior", "Siguiente", "Subir", "Inicio", "Capítulo 4. Authentication"] {
+        assert!(!debref.contains(chrome), "keeps {chrome:?}");
+    }
+    assert!(debref.contains("Capítulo 3. La inicialización del sistema"));
+    let bc = text_of("../../eval/corpus/bc-manual.html");
+    assert!(!bc.contains("Previous:") && !bc.contains("Next:"));
+    assert!(bc.contains("bc is a language that supports arbitrary precision numbers"));
+}

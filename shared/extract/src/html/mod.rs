@@ -1,8 +1,9 @@
-//! HTML: visible text only. `<head>`, scripts, styles, navigation and hidden
-//! elements are dropped; headings open sections; `<pre>` is kept verbatim;
+//! HTML: visible text only. `<head>`, scripts, styles, navigation (`chrome`)
+//! and hidden elements are dropped; headings open sections; `<pre>` is kept verbatim;
 //! inline markup (`<code>`, `<em>`, links) flows into the sentence around it;
 //! a `<table>` becomes table rows (a table nested in a cell is that cell's text).
 
+mod chrome;
 mod self_closing;
 
 use crate::{ExtractError, TextBuilder, fallback_title};
@@ -91,6 +92,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     // A page that marks its main content (`<main>`, `role="main"`) is read
     // from there only: menus, sidebars and pop-ups around it are site chrome.
     let main = main_content(&html);
+    let chrome = chrome::chrome(&html);
     let mut b = TextBuilder::new();
     let mut kinds: Vec<BlockKind> = vec![BlockKind::Paragraph];
     let mut skip = 0usize;
@@ -109,6 +111,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
                         || SKIP.contains(&tag)
                         || el.attr("hidden").is_some()
                         || el.attr("aria-hidden") == Some("true")
+                        || chrome.contains(&node.id())
                     {
                         skip += 1;
                         continue;
