@@ -13,7 +13,8 @@
 //! elsewhere (`non-empty` on one line), without when it writes it whole
 //! (`something`), with it when both halves are words the document uses on
 //! their own (`user-` / `space` beside `user` and `space`) or when the first
-//! half is a name or code (`HTTP-` / `based`), and without otherwise — a
+//! half is a name or code (`HTTP-` / `based`; joined if the document writes
+//! that code whole elsewhere), and without otherwise — a
 //! syllable break, by far the most common case. A soft hyphen
 //! (U+00AD) is a break by definition and always goes.
 
@@ -25,6 +26,9 @@ use std::collections::HashSet;
 struct Vocabulary {
     words: HashSet<String>,
     compounds: HashSet<String>,
+    /// Tokens with digits or inner punctuation, but no hyphen
+    /// (`yyyymmddhhmmss.sz`, `utf8`).
+    codes: HashSet<String>,
 }
 
 impl Vocabulary {
@@ -57,6 +61,8 @@ impl Vocabulary {
             self.compounds.insert(word);
         } else if word.chars().all(char::is_alphabetic) {
             self.words.insert(word);
+        } else {
+            self.codes.insert(word);
         }
     }
 
@@ -68,16 +74,20 @@ impl Vocabulary {
         // The half's word, without a quote or bracket before it.
         let word = head.trim_start_matches(|c: char| !c.is_alphanumeric());
         let (h, t) = (word.to_lowercase(), word_part(tail).to_lowercase());
-        let hyphenated = format!("{h}-{t}");
+        // The second half as a token, when it goes on past its letters
+        // (`mmss.sZ` of `YYYYMMDDhh-` / `mmss.sZ`).
+        let token = tail.trim_end_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
         // A capital past a half's first letter makes it a name or a code
         // (`HTTP-based`, `YYMMDDhhmm-hh`), which typesetters do not split
-        // into syllables.
+        // into syllables, unless the document writes it whole elsewhere.
         let capitals = tail.starts_with(char::is_uppercase);
         let coded = !capitals && word.chars().skip(1).any(char::is_uppercase);
-        let keeps = if coded || self.compounds.contains(&hyphenated) {
+        let keeps = if [&t, &token].iter().any(|t| self.compounds.contains(&format!("{h}-{t}"))) {
             true
-        } else if self.words.contains(&format!("{h}{t}")) {
+        } else if self.words.contains(&format!("{h}{t}")) || self.codes.contains(&format!("{h}{token}")) {
             false
+        } else if coded {
+            true
         } else {
             let known = |w: &str| w.chars().count() >= 2 && self.words.contains(w);
             known(&h) && known(&t)
@@ -204,6 +214,17 @@ mod tests {
         assert_eq!(rejoined("\"?CUR-\nRENT\" is", ""), "\"?CURRENT\"\nis");
         assert_eq!(rejoined("\"YYM-\nMDDhhmmss\"", ""), "\"YYMMDDhhmmss\"");
         assert_eq!(rejoined("or \"YYMMDDhhmm-\nhh'mm'\".", ""), "or \"YYMMDDhhmm-hh'mm'\".");
+    }
+
+    /// A code the typesetter broke looks like a code with a hyphen; where
+    /// the document writes it whole elsewhere, it is joined.
+    #[test]
+    fn a_code_written_whole_elsewhere_is_joined() {
+        let whole = "the form \"YYYYMMDDhhmmss.sZ\" is";
+        assert_eq!(rejoined("\"YYYYMMDDhh-\nmmss.sZ\" where", whole), "\"YYYYMMDDhhmmss.sZ\"\nwhere");
+        assert_eq!(rejoined("\"YYYYMMDDhh-\nmmss.sZ\" where", ""), "\"YYYYMMDDhh-mmss.sZ\"\nwhere");
+        let both = format!("{whole} or YYYYMMDDhh-mmss.sZ");
+        assert_eq!(rejoined("\"YYYYMMDDhh-\nmmss.sZ\"", &both), "\"YYYYMMDDhh-mmss.sZ\"");
     }
 
     #[test]

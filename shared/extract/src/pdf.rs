@@ -9,12 +9,14 @@
 //! with `#page=N`.
 //!
 //! Running headers, footers and page numbers are removed first (see
-//! [`furniture`]); a short, larger-than-body paragraph is a heading.
+//! [`furniture`]), then the entries of a table of contents or an index
+//! ([`contents`]); a short, larger-than-body paragraph is a heading.
 //!
 //! pdf-extract may panic, recurse without bound or loop on hostile files; the
 //! extractor stage runs this in a child process with resource limits for that
 //! reason, so this module only has to be right on files that are merely bad.
 
+mod contents;
 mod furniture;
 mod layout;
 mod scanned;
@@ -63,6 +65,7 @@ pub(crate) fn extract(
         };
     }
     furniture::strip(&mut pages);
+    contents::strip(&mut pages);
     Ok(assemble(title, &pages))
 }
 

@@ -89,6 +89,23 @@ fn words_broken_across_lines_read_whole() {
     assert!(!doc.text.lines().any(|l| l.ends_with('-')), "{}", doc.text);
 }
 
+/// LibreOffice's table of contents and alphabetical index (`contents.fodt`:
+/// tab stops with dot leaders) are the document's navigation: their pages
+/// keep their headings and lose their entries, so a question about
+/// monitoring finds chapter 3, not the list that names it.
+#[test]
+fn contents_and_index_entries_are_left_out() {
+    let doc = extract(Kind::Pdf, "contents.pdf", &fixture("contents.pdf")).unwrap();
+    let pages: Vec<&str> = doc.text.split('\u{c}').collect();
+    assert_eq!(pages.len(), 5, "{:?}", doc.text);
+    assert_eq!(pages[0].trim(), "Contents");
+    assert_eq!(pages[4].trim(), "Index");
+    assert!(pages[3].contains("on port 9100, in the Prometheus text format."), "{:?}", pages[3]);
+    for (i, page) in pages.iter().enumerate() {
+        assert!(!page.contains(". . .") && !page.contains("..."), "page {}: {page:?}", i + 1);
+    }
+}
+
 #[test]
 fn an_owner_password_alone_does_not_stop_reading() {
     let doc = extract(Kind::Pdf, "owner-only.pdf", &fixture("owner-only.pdf")).unwrap();

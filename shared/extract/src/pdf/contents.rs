@@ -1,0 +1,105 @@
+//! A typeset document's table of contents and back-of-book index: lines of
+//! a title, a leader of dots and a page number (`2.3 Simple parsing . . . 4`,
+//! `asn1_copy_node . . . . 11`). They are the document's navigation, as a
+//! web manual's menus are: every title in them is again a heading or a
+//! passage in the body, and an index page names so many functions and
+//! concepts that it ranks above the passages that explain them. So a page's
+//! entries are left out when the page is made of them.
+
+use super::layout::Page;
+
+/// Entries a page must hold for them to be its contents or index, not a
+/// line of prose that happens to end in dots and a number.
+const MIN_ENTRIES: usize = 3;
+
+/// Dots a leader holds at least.
+const MIN_DOTS: usize = 3;
+
+/// Removes the table-of-contents and index entries from every page that
+/// holds `MIN_ENTRIES` of them, in place. An entry's page number cannot
+/// be past the document's last page, so a price list (`Espresso . . . 250`)
+/// is not taken for one.
+pub(crate) fn strip(pages: &mut [Page]) {
+    let last_page = pages.len() as u64;
+    for page in pages.iter_mut() {
+        let entries = page.lines.iter().filter(|l| entry(&l.text, last_page)).count();
+        if entries >= MIN_ENTRIES {
+            // An index's letter headings (`A`, `B`, …) go with its entries.
+            page.lines.retain(|l| !entry(&l.text, last_page) && !letter(&l.text));
+        }
+    }
+}
+
+/// Whether `text` is a single letter.
+fn letter(text: &str) -> bool {
+    let mut chars = text.trim().chars();
+    chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
+}
+
+/// Whether `text` is a title, a leader of dots and a page number (arabic,
+/// or lower-case roman for front matter).
+fn entry(text: &str, last_page: u64) -> bool {
+    let Some((rest, number)) = text.trim_end().rsplit_once(|c: char| c.is_whitespace() || c == '.') else {
+        return false;
+    };
+    let numbered = match number.parse::<u64>() {
+        Ok(n) => (1..=last_page).contains(&n),
+        Err(_) => !number.is_empty() && number.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l')),
+    };
+    let title = rest.trim_end_matches(|c: char| c == '.' || c == '…' || c.is_whitespace());
+    let leader = &rest[title.len()..];
+    let dots = leader.chars().map(|c| if c == '…' { 3 } else { usize::from(c == '.') }).sum::<usize>();
+    numbered && dots >= MIN_DOTS && title.chars().any(char::is_alphanumeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pdf::layout::Line;
+
+    fn page(number: u32, lines: &[&str]) -> Page {
+        let lines = lines.iter().map(|t| Line { y: 0.0, size: 10.0, text: t.to_string() }).collect();
+        Page { number, lines }
+    }
+
+    fn texts(page: &Page) -> Vec<&str> {
+        page.lines.iter().map(|l| l.text.as_str()).collect()
+    }
+
+    #[test]
+    fn entries_are_recognised_by_leader_and_page() {
+        assert!(entry("2.3 Simple parsing. . . . . . . . 4", 36));
+        assert!(entry("asn1_copy_node . . . . . . . . . . 11", 36));
+        assert!(entry("Function and Data Index . . . . . . 33", 36));
+        assert!(entry("Preface ........ iii", 36));
+        assert!(entry("Installing … 7", 36));
+        assert!(!entry("Espresso . . . . . . . 250", 36), "past the last page");
+        assert!(!entry("It was 1. 2. 3 and then 4", 36), "not a leader");
+        assert!(!entry(". . . . 4", 36), "no title");
+        assert!(!entry("See chapter 4", 36));
+    }
+
+    #[test]
+    fn a_page_of_entries_loses_them_and_keeps_the_rest() {
+        let mut pages = vec![
+            page(
+                1,
+                &[
+                    "Table of Contents",
+                    "1 Introduction . . . . . . . . . 2",
+                    "2 Structure handling . . . . . . . 2",
+                    "2.1 Syntax . . . . . . . . . . . . 3",
+                ],
+            ),
+            page(2, &["1 Introduction", "The library reads DER . . . and BER. See page 2 . . . 2"]),
+            page(3, &["Index", "A", "asn1_array2tree . . . . 2", "B", "ber . . . . 3", "bit string . . . . 3"]),
+            page(4, &["Prices", "Espresso . . . . 250", "Tea . . . . 180", "Cake . . . . . 3", "Water . . . 90"]),
+        ];
+        strip(&mut pages);
+        assert_eq!(texts(&pages[0]), ["Table of Contents"]);
+        // One entry-like line is prose; a price list's prices are past the last page.
+        assert_eq!(texts(&pages[1]), ["1 Introduction", "The library reads DER . . . and BER. See page 2 . . . 2"]);
+        assert_eq!(texts(&pages[3]).len(), 5);
+        assert_eq!(texts(&pages[2]), ["Index"]);
+    }
+}
