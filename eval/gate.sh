@@ -44,8 +44,11 @@ printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"
 # nearest windows of five out-of-domain questions sit between 0.1429 and
 # 0.1447, under 0.146, and e5's distances move by a few thousandths between
 # CPUs (docs/EVALUATION.md "Abstention"). The bluff ceiling holds the worst
-# CPU measured; about three refusals of slack. The issue's goal is <= 5 %
-# and <= 10 %.
+# CPU measured; about three refusals of slack. Extractor version 10
+# (session y: DocBook's navigation tables out of the pages) moves one
+# out-of-domain question's window onto the threshold: 5 of 40 on a VNNI
+# Xeon (docs/EVALUATION.md "A manual's navigation"). The issue's goal is
+# <= 5 % and <= 10 %.
 "$rp" --config "$es/ragpipe.toml" --data-dir "$es" eval --golden eval/golden-es.jsonl --ood eval/ood-es.jsonl \
   --gate --min-recall-at-8 0.81 --min-mrr 0.66 --max-refused 0.065 --max-bluffs 0.15
 # The opt-in larger English model (all-mpnet-base-v2, int8, its own chunk
