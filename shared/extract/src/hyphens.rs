@@ -21,14 +21,12 @@
 use std::collections::HashSet;
 
 /// The words of one document as written on its lines, lower-cased: whole
-/// words, and words written with a hyphen inside them.
+/// words (codes too: `yyyymmddhhmmss.sz`, `utf8`), and words written with a
+/// hyphen inside them.
 #[derive(Debug, Default)]
 struct Vocabulary {
     words: HashSet<String>,
     compounds: HashSet<String>,
-    /// Tokens with digits or inner punctuation, but no hyphen
-    /// (`yyyymmddhhmmss.sz`, `utf8`).
-    codes: HashSet<String>,
 }
 
 impl Vocabulary {
@@ -59,10 +57,8 @@ impl Vocabulary {
         }
         if word.contains('-') {
             self.compounds.insert(word);
-        } else if word.chars().all(char::is_alphabetic) {
-            self.words.insert(word);
         } else {
-            self.codes.insert(word);
+            self.words.insert(word);
         }
     }
 
@@ -84,7 +80,7 @@ impl Vocabulary {
         let coded = !capitals && word.chars().skip(1).any(char::is_uppercase);
         let keeps = if [&t, &token].iter().any(|t| self.compounds.contains(&format!("{h}-{t}"))) {
             true
-        } else if self.words.contains(&format!("{h}{t}")) || self.codes.contains(&format!("{h}{token}")) {
+        } else if [&t, &token].iter().any(|t| self.words.contains(&format!("{h}{t}"))) {
             false
         } else if coded {
             true

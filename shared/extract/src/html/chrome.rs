@@ -11,8 +11,9 @@
 //! class names: links with an access key or a `rel` to the pages around
 //! (`next`, `prev`, `up`, …) sit in bars whose other text is only labels.
 
+use super::selector;
 use ego_tree::{NodeId, NodeRef};
-use scraper::{ElementRef, Html, Node, Selector};
+use scraper::{ElementRef, Html, Node};
 use std::collections::{HashMap, HashSet};
 
 /// ARIA landmark roles that belong to the site, not to the page's content.
@@ -65,10 +66,6 @@ pub(super) fn chrome(html: &Html) -> HashSet<NodeId> {
         }
     }
     out
-}
-
-fn selector(css: &str) -> Selector {
-    Selector::parse(css).expect("static selector")
 }
 
 /// Whether a link goes to the pages around this one.

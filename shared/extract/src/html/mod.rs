@@ -195,16 +195,20 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
 
 /// The single element holding the page's main content, if the page has one.
 fn main_content(html: &Html) -> Option<ego_tree::NodeRef<'_, Node>> {
-    let selector = scraper::Selector::parse("main, [role=main]").expect("static selector");
-    let mut found = html.select(&selector);
+    let main = selector("main, [role=main]");
+    let mut found = html.select(&main);
     let first = found.next()?;
     found.next().is_none().then(|| *first)
 }
 
+/// A selector written in this module's source.
+fn selector(css: &str) -> scraper::Selector {
+    scraper::Selector::parse(css).expect("static selector")
+}
+
 /// The text of `<title>`, if any.
 fn page_title(html: &Html) -> String {
-    let selector = scraper::Selector::parse("title").expect("static selector");
-    html.select(&selector).next().map(|t| t.text().collect::<String>()).unwrap_or_default()
+    html.select(&selector("title")).next().map(|t| t.text().collect::<String>()).unwrap_or_default()
 }
 
 /// The block kind an element opens, for elements that carry one of their own.
