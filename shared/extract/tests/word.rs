@@ -143,6 +143,38 @@ fn a_chart_reads_as_a_table_of_its_data_after_its_paragraph() {
 }
 
 #[test]
+fn a_generated_table_of_contents_and_index_are_left_out() {
+    // LibreOffice generated both (contents.py), then saved the handbook in
+    // each format: the docx's entries are a TOC field's result styled
+    // `TOC 1`/`TOC 2` under a `TOC Heading`, the odt's a
+    // `text:table-of-content` and a `text:alphabetical-index`, the rtf's
+    // and the doc's paragraphs styled `Contents 1` and `Index 1`. Each
+    // heading reads once, as the heading.
+    let expected = [
+        ("h1", "Field Service Handbook"),
+        ("p", "This handbook is for technicians who visit customer sites."),
+        ("h1", "Before the visit"),
+        ("h2", "Scheduling"),
+        ("p", "Confirm the appointment window with the customer the day before and note the gate code."),
+        ("h2", "Spare parts"),
+        ("p", "Load the van with the spare parts the ticket lists, plus two fuses of each rating."),
+        ("h1", "On site"),
+        ("h2", "Safety"),
+        ("p", "Isolate the supply at the breaker and lock it out before opening any cabinet."),
+        ("h2", "Diagnosis"),
+        ("p", "Read the controller's error log before replacing anything; most faults are a loose sensor cable."),
+        ("h1", "After the visit"),
+        ("h2", "Reporting"),
+        ("p", "File the visit report within twenty-four hours, with photographs of the repaired unit."),
+    ];
+    for name in ["contents.docx", "contents.odt", "contents.rtf", "contents.doc"] {
+        let doc = open(name);
+        assert_eq!(common::blocks(&doc), common::owned(&expected), "{name}");
+        assert_eq!(doc.title, "Field Service Handbook", "{name}");
+    }
+}
+
+#[test]
 fn detected_by_content_without_an_extension() {
     for name in ["policy.docx", "policy.odt", "policy.rtf"] {
         assert_eq!(detect("no-extension", &fixture(name)), Ok(Kind::Word), "{name}");

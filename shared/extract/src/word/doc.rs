@@ -6,7 +6,8 @@
 //!
 //! Left out, as in [`super`]: footnotes, endnotes, comments, headers and
 //! footers (the model's regions other than the main text and text boxes),
-//! hidden text, deleted text of tracked changes, pictures and charts.
+//! hidden text, deleted text of tracked changes, pictures and charts, and
+//! the lines of a generated table of contents or index (by their style).
 //! `rwml` is young and parses a binary format: a panic in it is a malformed
 //! file, not a crashed worker ([`crate::unpanicked`]).
 
@@ -51,6 +52,7 @@ fn block(block: &Block, w: &mut Writer) -> Result<(), ExtractError> {
 fn paragraph(p: &Paragraph, w: &mut Writer) -> Result<(), ExtractError> {
     let style = p.props.style_name.as_deref().unwrap_or_default();
     let kind = match (p.props.heading_level, &p.props.list) {
+        _ if super::generated_listing(style) => Para::Generated,
         (Some(level), _) => Para::Heading(level),
         _ if style.eq_ignore_ascii_case("title") => Para::Title,
         (None, Some(_)) => Para::ListItem,

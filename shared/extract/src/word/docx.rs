@@ -156,8 +156,12 @@ fn outline(e: &quick_xml::events::BytesStart<'_>) -> Option<Para> {
 }
 
 /// The kind a built-in style name says: `heading 1` … `heading 9` (or
-/// `Heading1`), `Title`, `List Paragraph` / `List Bullet` / ….
+/// `Heading1`), `Title`, `List Paragraph` / `List Bullet` / …, a generated
+/// table of contents' or index's lines (`toc 1`, `TOC Heading`, `index 1`).
 fn named(name: &str) -> Option<Para> {
+    if super::generated_listing(name) {
+        return Some(Para::Generated);
+    }
     let lower = name.to_lowercase().replace(' ', "");
     if let Some(level) = lower.strip_prefix("heading").and_then(|l| l.parse::<u8>().ok()) {
         return Some(Para::Heading(level));
@@ -188,5 +192,6 @@ mod tests {
         assert_eq!(styles.kind("Normal"), None);
         assert_eq!(styles.kind("Heading2"), Some(Para::Heading(2)), "unknown id read by its name");
         assert_eq!(styles.kind("ListBullet"), Some(Para::ListItem));
+        assert_eq!(styles.kind("TOC2"), Some(Para::Generated), "a table of contents' entry");
     }
 }

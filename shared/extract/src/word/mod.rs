@@ -17,7 +17,11 @@
 //! Left out, as a reader of the page would not see them in the flow: deleted
 //! text of tracked changes, comments, field codes (their results are kept),
 //! and the fallback copy of a drawing's text box. Footnotes, page headers and
-//! footers are not read.
+//! footers are not read. Nor are the lines a word processor generates for a
+//! table of contents, an alphabetical index or a table of figures
+//! ([`generated_listing`]): they repeat the document's headings and words
+//! beside page numbers, and a chunk of them would stand in the search
+//! results for every section it names.
 //!
 //! Hostile input: the archive's declared size is checked against
 //! [`crate::Limits::max_decompressed_bytes`] before anything is inflated, rows
@@ -120,6 +124,28 @@ pub(crate) enum Para {
     Title,
     Heading(u8),
     ListItem,
+    /// A line of a generated table of contents or index: left out.
+    Generated,
+}
+
+/// Whether a paragraph style is one a word processor gives the lines it
+/// generates for a table of contents, an alphabetical index or a table of
+/// figures: Word's `toc 1`, `TOC Heading`, `index 2`, `Index Heading`,
+/// `table of figures`; LibreOffice's `Contents 1`, `Contents Heading`,
+/// `Illustration Index 1`, … — in any spelling a file uses for a style's name
+/// or id (`TOC1`, `Contents_20_1`). An entry style needs its level number,
+/// so LibreOffice's `Index` (the family's parent) and `Table Contents` (a
+/// table cell's text) stay body text.
+pub(crate) fn generated_listing(style: &str) -> bool {
+    let name: String = style.replace("_20_", "").to_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let numbered = base.len() < name.len();
+    const ENTRIES: [&str; 8] =
+        ["toc", "contents", "index", "userindex", "illustrationindex", "figureindex", "tableindex", "objectindex"];
+    const WHOLE: [&str; 4] = ["tableoffigures", "tableofauthorities", "toaheading", "indexseparator"];
+    (numbered && ENTRIES.contains(&base))
+        || base.strip_suffix("heading").is_some_and(|b| ENTRIES.contains(&b))
+        || WHOLE.contains(&base)
 }
 
 /// Builds the canonical text from a reader's events. Paragraphs are held
@@ -199,6 +225,9 @@ impl<'l> Writer<'l> {
 
     pub(crate) fn end_paragraph(&mut self) {
         let Some((kind, text)) = self.open.pop() else { return };
+        if kind == Para::Generated {
+            return;
+        }
         if let Some((_, cells)) = self.row.as_mut() {
             if let Some(cell) = cells.last_mut() {
                 cell.push(' ');
@@ -212,6 +241,7 @@ impl<'l> Writer<'l> {
         let block = match kind {
             Para::Body => BlockKind::Paragraph,
             Para::ListItem => BlockKind::ListItem,
+            Para::Generated => return, // never written (above)
             Para::Heading(level) => BlockKind::Heading { level: level.clamp(1, 6) },
             Para::Title => {
                 self.title_paragraph.get_or_insert_with(|| one_line(&text));
@@ -300,6 +330,29 @@ mod tests {
         let mut w = Writer::new(&limits);
         docx::read(xml, None, &docx::Charts::new(), &mut w).unwrap();
         w.b.build("t".into(), Kind::Word)
+    }
+
+    #[test]
+    fn generated_listings_are_told_by_their_style_in_any_spelling() {
+        for style in [
+            "toc 1",
+            "TOC 9",
+            "TOC2",
+            "TOC Heading",
+            "index 1",
+            "Index Heading",
+            "table of figures",
+            "Contents 1",
+            "Contents_20_2",
+            "Contents Heading",
+            "Illustration Index 1",
+            "Index_20_Separator",
+        ] {
+            assert!(generated_listing(style), "{style}");
+        }
+        for style in ["Index", "Table Contents", "Table_20_Contents", "Heading 1", "Normal", "Bibliography 1", "P5"] {
+            assert!(!generated_listing(style), "{style}");
+        }
     }
 
     #[test]

@@ -21,9 +21,15 @@ use std::collections::{HashMap, HashSet};
 
 /// Subtrees that are not part of the flow: footnotes and endnotes (their
 /// citation mark included), comments, the deleted text tracked changes
-/// keep, and (in a flat file) the page headers and footers of the master
-/// pages.
-const SKIPPED: &[&str] = &["note", "annotation", "tracked-changes", "master-styles"];
+/// keep, (in a flat file) the page headers and footers of the master
+/// pages, and the tables of contents, indexes and tables of figures the
+/// word processor generated ([`super::generated_listing`]; a bibliography
+/// is the author's and stays).
+#[rustfmt::skip]
+const SKIPPED: &[&str] = &[
+    "note", "annotation", "tracked-changes", "master-styles", "table-of-content", "alphabetical-index",
+    "illustration-index", "table-index", "object-index", "user-index",
+];
 
 /// Reads the body of `content` (`part` names it in reasons: `content.xml`,
 /// or a flat file's XML).
@@ -55,7 +61,13 @@ pub(super) fn read(
                     // parents: `Title` derives from `Heading`).
                     let style = attr(&e, "style-name").unwrap_or_default();
                     let title = style == "Title" || parents.get(&style).is_some_and(|p| p == "Title");
-                    let kind = if title {
+                    // An index's line outside its index (pasted, or the
+                    // index unlinked) keeps its style.
+                    let generated = super::generated_listing(&style)
+                        || parents.get(&style).is_some_and(|p| super::generated_listing(p));
+                    let kind = if generated {
+                        Para::Generated
+                    } else if title {
                         Para::Title
                     } else if lists > 0 {
                         Para::ListItem

@@ -14,8 +14,9 @@
 //! Left out, as in [`super`]: deleted text of tracked changes (`\deleted`),
 //! hidden text (`\v`), footnotes, comments, headers and footers, field
 //! instructions (their results are kept), bookmarks' names, pictures and
-//! objects, list numbers (`\listtext`), and a shape's fallback copy
-//! (`\shprslt`); a text box's paragraphs (`\shptxt`) are read before the
+//! objects, list numbers (`\listtext`), a shape's fallback copy
+//! (`\shprslt`), and the lines of a generated table of contents or index
+//! (by their style, [`super::generated_listing`]); a text box's paragraphs (`\shptxt`) are read before the
 //! paragraph they are anchored in, as in a docx.
 
 use super::{Para, Writer, malformed};
@@ -436,6 +437,7 @@ impl Reader<'_, '_> {
         let outline = p.outline.or(style.and_then(|s| s.outline)).filter(|l| (0..9).contains(l));
         let numbered = name.strip_prefix("heading ").and_then(|n| n.parse::<u8>().ok());
         match (outline, numbered) {
+            _ if super::generated_listing(&name) => Para::Generated,
             (Some(level), _) => Para::Heading(level as u8 + 1),
             (None, Some(level)) => Para::Heading(level),
             _ if name == "title" => Para::Title,
