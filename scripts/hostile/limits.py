@@ -145,6 +145,15 @@ def nesting(c: Corpus):
     c.add("nav-links.html", b"<html><body><div>" + nav + b"</div><p>after</p></body></html>", k, "either", "200k navigation links in one bar")
     cells = b'<tr><td><a accesskey="p" href="x">Prev</a> words here</td></tr>' * 200_000
     c.add("nav-cells.html", b"<html><body><table>" + cells + b"</table></body></html>", k, "either", "200k table cells, each with an access-key link")
+    # A page's own table of contents is found by its links to the page's
+    # sections (html/chrome.rs): one of 200,000 entries must cost one
+    # climb per section list, and 200,000 links to 200,000 anchors that
+    # start no section must cost one look for a heading per anchor.
+    toc = b"".join(b'<li><a href="#s%d">Step %d</a></li>' % (i % 3, i % 3) for i in range(200_000))
+    steps = b"".join(b'<h2 id="s%d">Step %d</h2><p>Do step %d.</p>' % (i, i, i) for i in range(3))
+    c.add("toc-links.html", b"<html><body><ul>" + toc + b"</ul>" + steps + b"</body></html>", k, "either", "a table of contents of 200k entries")
+    anchors = b"".join(b'<p><a id="t%d"></a><a href="#t%d">%d</a></p>' % (i, (i + 1) % 200_000, i % 10) for i in range(200_000))
+    c.add("toc-anchors.html", b"<html><body>" + anchors + b"</body></html>", k, "either", "200k links to 200k anchors")
     c.add("deep-ordered.md", b"1. " * 10_000 + b"deep\n", k, "either", "10k nested ordered lists")
     c.add("deep-indent.md", b"".join(b"  " * i + b"- level %d\n" % i for i in range(1000)), k, "either", "1000 indented list levels")
     c.add("deep-emphasis.md", b"*" * 20_000 + b"x" + b"_" * 20_000 + b"\n" + b"[" * 20_000 + b"\n", k, "either", "delimiter runs, 20k open brackets")

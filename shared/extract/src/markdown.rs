@@ -1,18 +1,27 @@
 //! Markdown through pulldown-cmark: headings open sections, fenced and
 //! indented code stay whole and verbatim, inline markup is reduced to its
 //! text, pipe tables become table rows (the row above the `---` line is the
-//! header). Raw HTML and front matter are not prose and are dropped.
+//! header). Raw HTML and front matter are not prose and are dropped, and so
+//! is a table of contents written as a list of links to the page's own
+//! headings ([`contents_lists`]).
 
 use crate::{TextBuilder, fallback_title};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ragpipe_core::{BlockKind, Document, Kind};
+use std::collections::HashSet;
+use std::ops::Range;
+
+const OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_FOOTNOTES)
+    .union(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS)
+    .union(Options::ENABLE_TASKLISTS);
+
+/// Fewest links a list needs to be a table of contents.
+const MIN_ENTRIES: usize = 3;
 
 pub(crate) fn extract(name: &str, source: &str) -> Document {
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_TASKLISTS;
+    let contents = contents_lists(source);
     let mut b = TextBuilder::new();
     let mut title: Option<String> = None;
     let mut in_h1 = false;
@@ -26,7 +35,10 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     // The row of a pipe table being read: its cells, and its position.
     let mut cells: Option<Vec<String>> = None;
     let mut row = 0u32;
-    for event in Parser::new_ext(source, options) {
+    for (event, at) in Parser::new_ext(source, OPTIONS).into_offset_iter() {
+        if contents.iter().any(|list| list.contains(&at.start)) {
+            continue;
+        }
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
                 in_h1 = level == HeadingLevel::H1 && title.is_none();
@@ -100,6 +112,121 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     b.build(title, Kind::Markdown)
 }
 
+/// Where the source writes a table of contents: a list (with its nested
+/// lists) of links to the page's own headings (`- [Usage](#usage)`), as
+/// READMEs write by hand or a generator inserts, which would otherwise be a
+/// chunk naming every section. A link is an entry when its fragment is a
+/// heading's anchor (GitHub's: `#example-size-aware-eviction` for
+/// `Example: Size Aware Eviction`) or its label is a heading's text; the
+/// list needs `MIN_ENTRIES` of them, at least half its links, and little
+/// text outside its links (group labels such as `Troubleshooting`). Its
+/// title (`## Table of Contents`) goes with it when the list is all its
+/// section holds.
+fn contents_lists(source: &str) -> Vec<Range<usize>> {
+    let mut lists: Vec<Candidate> = Vec::new();
+    let (mut anchors, mut texts) = (HashSet::new(), HashSet::new());
+    let mut heading: Option<String> = None;
+    let mut depth = 0usize;
+    // The heading just read, while no other block followed it; the list
+    // whose title it may be, until the next block says.
+    let (mut lead, mut pending): (Option<(usize, HeadingLevel)>, Option<HeadingLevel>) = (None, None);
+    // Whether each open link goes to this page.
+    let mut open: Vec<bool> = Vec::new();
+    for (event, at) in Parser::new_ext(source, OPTIONS).into_offset_iter() {
+        if let (Event::Start(tag), 0) = (&event, depth) {
+            if let Some(level) = pending.take() {
+                let next_section = matches!(tag, Tag::Heading { level: next, .. } if *next <= level);
+                if let Some(list) = lists.last_mut().filter(|_| !next_section) {
+                    list.title = None;
+                }
+            }
+            lead = match tag {
+                Tag::Heading { level, .. } => Some((at.start, *level)),
+                Tag::List(_) => lead,
+                _ => None,
+            };
+        }
+        match event {
+            Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
+            Event::End(TagEnd::Heading(_)) => {
+                let text = heading.take().unwrap_or_default();
+                anchors.insert(anchor(&text));
+                texts.insert(squeezed(&text));
+            }
+            Event::Text(t) | Event::Code(t) if heading.is_some() => heading.get_or_insert_default().push_str(&t),
+            Event::Start(Tag::List(_)) => {
+                if depth == 0 {
+                    let title = lead.take();
+                    pending = title.map(|(_, level)| level);
+                    lists.push(Candidate { range: at, title: title.map(|(start, _)| start), ..Candidate::default() });
+                }
+                depth += 1;
+            }
+            Event::End(TagEnd::List(_)) => depth = depth.saturating_sub(1),
+            _ if depth == 0 => {}
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                let fragment = dest_url.strip_prefix('#');
+                if let (Some(f), Some(list)) = (fragment, lists.last_mut()) {
+                    list.links.push((f.to_lowercase(), String::new()));
+                }
+                open.push(fragment.is_some());
+            }
+            Event::End(TagEnd::Link) => drop(open.pop()),
+            Event::Text(t) | Event::Code(t) => {
+                let Some(list) = lists.last_mut() else { continue };
+                match (open.last(), list.links.last_mut()) {
+                    (Some(true), Some((_, label))) => label.push_str(&t),
+                    _ => list.outside += t.chars().filter(|c| !c.is_whitespace()).count(),
+                }
+            }
+            Event::Html(t) | Event::InlineHtml(t) => lists.last_mut().into_iter().for_each(|l| l.outside += t.len()),
+            _ => {}
+        }
+    }
+    lists
+        .into_iter()
+        .filter(|list| {
+            let entries =
+                list.links.iter().filter(|(f, l)| anchors.contains(f) || texts.contains(&squeezed(l))).count();
+            let inside: usize = list.links.iter().map(|(_, l)| squeezed(l).chars().count()).sum();
+            entries >= MIN_ENTRIES && 2 * entries >= list.links.len() && 5 * list.outside <= inside
+        })
+        .map(|list| list.title.unwrap_or(list.range.start)..list.range.end)
+        .collect()
+}
+
+/// A top-level list that may be a table of contents: where it is, where
+/// its title starts, its links to this page (fragment, label) and the
+/// visible characters outside them.
+#[derive(Default)]
+struct Candidate {
+    range: Range<usize>,
+    title: Option<usize>,
+    links: Vec<(String, String)>,
+    outside: usize,
+}
+
+/// A heading's anchor as GitHub (and most Markdown renderers) make it:
+/// lower case, spaces as hyphens, punctuation other than `-` and `_` gone.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Text in lower case without white space or punctuation, to compare a
+/// link's label with a heading.
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +256,26 @@ mod tests {
             A cache. ![the eviction policy](policy.png)\n\n[ci-badge]: https://github.com/x/badge.svg\n[ci]: https://github.com/x\n";
         let doc = extract("README.md", src);
         assert_eq!(doc.text, "Moka\n\nA cache. the eviction policy");
+    }
+
+    #[test]
+    fn a_list_of_links_to_the_page_s_headings_is_left_out() {
+        let src = "# Tool\n\n## Table of Contents\n\n- [Install](#install)\n  - [From source](#from-source)\n\
+            - [Usage](#usage)\n\n## Install\n\nRun make.\n\n### From source\n\nClone it.\n\n## Usage\n\n\
+            See [Usage](#usage), [Install](#install) and [From source](#from-source).\n\n\
+            - [Install](#install): the steps\n- [Usage](#usage)\n- [From source](#from-source)\n\n\
+            1. [the steps](#install)\n2. [running it](#usage)\n3. [building](#from-source)\n\n\
+            - [Notes](#notes)\n- [Errata](#errata)\n- [Index](#index)\n\n\
+            * [Home page](https://example.com)\n* [Docs](https://docs.example.com)\n* [Chat](https://chat.example.com)\n";
+        let doc = extract("README.md", src);
+        assert_eq!(
+            doc.text,
+            "Tool\n\nInstall\n\nRun make.\n\nFrom source\n\nClone it.\n\nUsage\n\n\
+             See Usage, Install and From source.\n\nInstall: the steps\n\nUsage\n\nFrom source\n\n\
+             Notes\n\nErrata\n\nIndex\n\nHome page\n\nDocs\n\nChat",
+            "the contents go with their title, and so does a list that only links to sections; a paragraph of links, a list with \
+             words of its own, links to anchors that are no headings and a list of other pages stay"
+        );
     }
 
     #[test]

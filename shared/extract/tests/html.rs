@@ -58,18 +58,38 @@ fn manual_pages_read_without_their_navigation() {
     // monitoring must not find the retries chapter by its footer.
     let docbook = document_of("tests/fixtures/html/docbook-retries.html");
     assert!(!docbook.text.contains("Monitoring"), "{}", docbook.text);
-    assert_eq!(headings(&docbook), ["Chapter 2. Retries and dead letters"]);
+    assert_eq!(
+        headings(&docbook),
+        ["Chapter 2. Retries and dead letters", "Backoff", "Inspecting dead letters", "Replaying dead letters"]
+    );
 
     let sphinx = document_of("tests/fixtures/html/sphinx-retries.html");
-    assert_eq!(headings(&sphinx), ["Retries and dead letters", "Settings", "Inspecting dead letters"]);
+    assert_eq!(
+        headings(&sphinx),
+        ["Retries and dead letters", "Settings", "Inspecting dead letters", "Replaying dead letters"]
+    );
     assert!(sphinx.text.contains("--max-retries N\n"), "{}", sphinx.text);
 
     let texinfo = document_of("tests/fixtures/html/texinfo.html");
     assert!(texinfo.text.contains("Run relay start with a configuration file."), "{}", texinfo.text);
     assert_eq!(
         headings(&texinfo),
-        ["Relay operator guide", "Relay operator guide", "1 Starting the relay", "2 Retries and dead letters"]
+        [
+            "Relay operator guide",
+            "Relay operator guide",
+            "1 Starting the relay",
+            "2 Retries and dead letters",
+            "2.1 Inspecting dead letters",
+            "2.2 Replaying dead letters"
+        ]
     );
+    // Each page's own table of contents (DocBook's chapter contents,
+    // texinfo's `@contents`, Sphinx's `contents` topic) is left out with
+    // its title: every section is named once, by its heading.
+    for doc in [&docbook, &sphinx, &texinfo] {
+        assert!(!doc.text.contains("Table of Contents") && !doc.text.contains("On this page"), "{}", doc.text);
+        assert_eq!(doc.text.matches("Replaying dead letters").count(), 1, "{}", doc.text);
+    }
 }
 
 /// Real manuals: Debian's reference (DocBook) and the GNU bc manual
@@ -81,6 +101,9 @@ fn real_manuals_lose_their_navigation_not_their_text() {
         assert!(!debref.contains(chrome), "keeps {chrome:?}");
     }
     assert!(debref.contains("Capítulo 3. La inicialización del sistema"));
+    // The chapter's table of contents goes; its sections stay, once each.
+    assert!(!debref.contains("Tabla de contenidos"));
+    assert_eq!(debref.matches("3.1.1. Stage 1: the UEFI").count(), 1);
     let bc = text_of("../../eval/corpus/bc-manual.html");
     assert!(!bc.contains("Previous:") && !bc.contains("Next:"));
     assert!(bc.contains("bc is a language that supports arbitrary precision numbers"));

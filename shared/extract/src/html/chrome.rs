@@ -10,6 +10,16 @@
 //! A navigation bar is recognised by its links, not by its generator's
 //! class names: links with an access key or a `rel` to the pages around
 //! (`next`, `prev`, `up`, …) sit in bars whose other text is only labels.
+//!
+//! So is a page's own table of contents (DocBook's at the top of every
+//! chapter, texinfo's `@contents`, a Markdown converter's): at least three
+//! entries — links to a section of this very page (`#stage-1`, or
+//! `ch03.html#stage-1` where `stage-1` is an id here) that read as the
+//! section's heading reads — in a list whose other text is only labels
+//! (`Table of Contents`). A chunk of it would name every section of the
+//! page and stand in for each of them in search. An author's list of
+//! cross-references (`Sección 3.1.1, “Stage 1: the UEFI”`) does not read as
+//! the headings do, and stays.
 
 use super::selector;
 use ego_tree::{NodeId, NodeRef};
@@ -44,6 +54,25 @@ const MAX_NAV_LINKS: usize = 256;
 /// Elements a navigation bar never reaches past: the page's own content.
 const CONTENT: [&str; 5] = ["html", "body", "main", "article", "section"];
 
+/// Fewest links to this page's own elements that make a table of contents
+/// (one or two are cross-references: `see [Stage 2](#stage-2)`).
+const MIN_ENTRIES: usize = 3;
+
+/// Links to this page's own elements looked at per page.
+const MAX_ENTRY_LINKS: usize = 2048;
+
+/// How far from a link's target its section's heading is looked for: the
+/// target's ancestors (an anchor inside the heading) and its first
+/// descendants (a section element, or a `div` whose heading follows a
+/// navigation line).
+const HEADING_UP: usize = 3;
+const HEADING_DOWN: usize = 64;
+
+/// What holds one entry of a table of contents (a list item, a term of a
+/// definition list, a table row), at most `ITEM_UP` levels above its link.
+const ITEMS: [&str; 4] = ["li", "dt", "dd", "tr"];
+const ITEM_UP: usize = 4;
+
 /// The elements of `html` that are site chrome, to be left out with all
 /// they hold.
 pub(super) fn chrome(html: &Html) -> HashSet<NodeId> {
@@ -60,12 +89,86 @@ pub(super) fn chrome(html: &Html) -> HashSet<NodeId> {
         }
     }
     let mut judged = HashMap::new();
+    let budget = |tag: &str| if TABLE_PARTS.contains(&tag) { TABLE_LABELS } else { BAR_LABELS };
     for a in html.select(&selector("a[accesskey], a[rel]")).filter(|a| navigates(a)).take(MAX_NAV_LINKS) {
-        if let Some(bar) = bar_around(*a, &mut judged) {
+        if let Some(bar) = bar_around(*a, &mut judged, budget) {
             out.insert(bar);
         }
     }
+    out.extend(contents_lists(html));
     out
+}
+
+/// The page's own tables of contents: the outermost element around
+/// entries (links that read as the heading of the section of this page
+/// they go to, each in an item of a list or a table row) whose other text
+/// is only labels, holding entries in `MIN_ENTRIES` items at least. A
+/// function's signature linking its argument types to their sections
+/// (gtk-doc) is one line, not a list, and stays.
+fn contents_lists(html: &Html) -> HashSet<NodeId> {
+    let mut targets: HashMap<&str, NodeRef<'_, Node>> = HashMap::new();
+    for el in html.select(&selector("[id], a[name]")) {
+        if let Some(id) = el.attr("id").or_else(|| el.attr("name")) {
+            targets.entry(id).or_insert(*el);
+        }
+    }
+    let mut headings: HashMap<&str, Option<String>> = HashMap::new();
+    // Each entry's link, and the item it is the entry of.
+    let entries: HashMap<NodeId, NodeId> = html
+        .select(&selector("a[href*='#']"))
+        .filter(|a| {
+            let Some((_, id)) = a.attr("href").and_then(|h| h.split_once('#')) else { return false };
+            let Some(&target) = targets.get(id) else { return false };
+            let heading = headings.entry(id).or_insert_with(|| heading_of(target).map(|h| squeezed(h.text())));
+            let label = squeezed(a.text());
+            heading.as_ref().is_some_and(|h| label.chars().any(char::is_alphanumeric) && h.contains(&label))
+        })
+        .filter_map(|a| {
+            let item =
+                a.ancestors().take(ITEM_UP).find(|n| n.value().as_element().is_some_and(|e| ITEMS.contains(&e.name())));
+            Some((a.id(), item?.id()))
+        })
+        .take(MAX_ENTRY_LINKS)
+        .collect();
+    let (mut judged, mut lists) = (HashMap::new(), HashSet::new());
+    for &link in entries.keys() {
+        let Some(node) = html.tree.get(link) else { continue };
+        if let Some(list) = bar_around(node, &mut judged, |_| BAR_LABELS) {
+            lists.insert(list);
+        }
+    }
+    lists.retain(|&list| {
+        let Some(node) = html.tree.get(list) else { return false };
+        let mut items = HashSet::new();
+        for item in node.descendants().filter_map(|d| entries.get(&d.id())) {
+            items.insert(*item);
+            if items.len() == MIN_ENTRIES {
+                return true;
+            }
+        }
+        false
+    });
+    lists
+}
+
+/// The heading of the section a link's target starts: the target itself,
+/// an element around it, or one of its first elements.
+fn heading_of(target: NodeRef<'_, Node>) -> Option<ElementRef<'_>> {
+    let heading = |n: &NodeRef<'_, Node>| {
+        n.value().as_element().is_some_and(|e| matches!(e.name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+    };
+    target
+        .ancestors()
+        .take(HEADING_UP)
+        .chain(target.descendants().take(HEADING_DOWN))
+        .find(heading)
+        .and_then(ElementRef::wrap)
+}
+
+/// Text without its white space, to compare a link's label with a heading
+/// however the markup breaks their lines.
+fn squeezed<'a>(text: impl Iterator<Item = &'a str>) -> String {
+    text.flat_map(str::chars).filter(|c| !c.is_whitespace()).collect()
 }
 
 /// Whether a link goes to the pages around this one.
@@ -75,10 +178,15 @@ fn navigates(a: &ElementRef) -> bool {
         || rel.split_ascii_whitespace().any(|r| NAV_RELS.iter().any(|x| r.eq_ignore_ascii_case(x)))
 }
 
-/// The outermost element around a navigation link, at most `MAX_CLIMB`
-/// levels up, whose text outside links is no more than labels. `judged`
-/// keeps each element's verdict, as the links of one bar share ancestors.
-fn bar_around(link: NodeRef<'_, Node>, judged: &mut HashMap<NodeId, bool>) -> Option<NodeId> {
+/// The outermost element around a link, at most `MAX_CLIMB` levels up,
+/// whose text outside links is no more than labels (`budget` visible
+/// characters for an element of that tag). `judged` keeps each element's
+/// verdict, as the links of one bar share ancestors.
+fn bar_around(
+    link: NodeRef<'_, Node>,
+    judged: &mut HashMap<NodeId, bool>,
+    budget: impl Fn(&str) -> usize,
+) -> Option<NodeId> {
     let mut bar = None;
     for node in link.ancestors().take(MAX_CLIMB) {
         let Some(el) = ElementRef::wrap(node) else { break };
@@ -86,7 +194,7 @@ fn bar_around(link: NodeRef<'_, Node>, judged: &mut HashMap<NodeId, bool>) -> Op
         if CONTENT.contains(&tag) {
             break;
         }
-        let budget = if TABLE_PARTS.contains(&tag) { TABLE_LABELS } else { BAR_LABELS };
+        let budget = budget(tag);
         let labels_only = *judged.entry(node.id()).or_insert_with(|| text_outside_links(el, budget) <= budget);
         if !labels_only {
             break;
