@@ -148,14 +148,16 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &ModelTokenizer, cfg: &ChunkConf
             assert!(tok.count(line) + tok.count(&header) + ctx > cfg.budget, "{what}: a fitting row was cut");
             let (at, end) = (c.bytes.start - row.range.start, c.bytes.end - row.range.start);
             let (c1, c2) = (cell_at(line, at), cell_at(line, end));
-            let on_cells =
-                (at == 0 || line[..at].ends_with(" | ")) && (end == line.len() || line[end..].starts_with(" | "));
+            let starts_on_cell = at == 0 || line[..at].ends_with(" | ");
+            let ends_on_cell = end == line.len() || line[end..].starts_with(" | ");
             let head = header.rsplit('\n').next().unwrap();
             let head_cells: Vec<&str> = head.split(" | ").collect();
-            if !on_cells {
-                assert_eq!(c1, c2, "{what}: a cut inside a cell stays in that cell");
-                let cell = line.split(" | ").nth(c1 as usize).unwrap();
-                let name = head_cells.get(c1 as usize).map_or(0, |h| tok.count(h));
+            if !(starts_on_cell && ends_on_cell) {
+                // A piece of a cut cell (the last cell of the piece), which
+                // whole cells before it may lead.
+                assert!(starts_on_cell || c1 == c2, "{what}: a cut inside a cell stays in that cell");
+                let cell = line.split(" | ").nth(c2 as usize).unwrap();
+                let name = head_cells.get(c2 as usize).map_or(0, |h| tok.count(h));
                 assert!(tok.count(cell) + name + ctx + 1 > cfg.budget, "{what}: a fitting cell was cut");
             }
             let expected: Vec<&str> =
@@ -261,11 +263,21 @@ fn oversized_rows_are_cut_between_cells_and_huge_cells_inside() {
     check(&doc, &chunks, &tok, &cfg);
     let ranges: Vec<String> = chunks.iter().map(|c| c.locator.sheet.clone().unwrap().1).collect();
     assert_eq!(ranges[0], "A1:C2");
-    assert_eq!(ranges[1], "A1:B1,A3:B3", "{ranges:?}");
+    // The row's short cells lead the first piece of its long note, so the
+    // piece says which penguin it is about; the note's other pieces follow
+    // under their column's header, each as many whole sentences as fit.
+    assert_eq!(ranges[1], "A1:C1,A3:C3", "{ranges:?}");
     assert!(ranges[2..ranges.len() - 1].iter().all(|r| r == "C1:C1,C3:C3"), "{ranges:?}");
     assert_eq!(ranges.last().unwrap(), "A1:C1,A4:C4");
-    assert_eq!(chunks[1].content, "id | species\n2 | Gentoo");
+    assert!(
+        chunks[1].content.starts_with("id | species | note\n2 | Gentoo | The colony was surveyed"),
+        "{}",
+        chunks[1].content
+    );
     assert!(chunks[2].content.starts_with("note\nThe colony was surveyed"), "{}", chunks[2].content);
+    for piece in &chunks[1..chunks.len() - 2] {
+        assert!(piece.content.matches("The colony").count() >= 3, "sentences packed: {}", piece.content);
+    }
 }
 
 #[test]

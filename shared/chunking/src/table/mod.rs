@@ -112,6 +112,19 @@ pub(crate) fn pack(
     }
 }
 
+/// The short cells before a cut cell that lead its first piece: where they
+/// start, the header cells over them and the cut cell, and their first
+/// column.
+struct Lead<'h> {
+    start: usize,
+    header: &'h str,
+    first_col: u32,
+}
+
+/// The most of a chunk's room the cells leading a cut cell may take (one
+/// part in this many): a key or a term, not a row's worth of content.
+const LEAD_SHARE: usize = 4;
+
 #[derive(Debug, Clone)]
 struct Row {
     range: Range<usize>,
@@ -212,6 +225,27 @@ impl Packer<'_> {
                 j += 1;
                 used += costs[j];
             }
+            // Short cells before one that must be cut (a term and its long
+            // definition) lead the cut cell's first piece, so that piece
+            // says what it is about instead of the term standing alone.
+            let next = j + 1;
+            if next < row_cells.len() && costs[next] > room && used <= room / LEAD_SHARE {
+                let base = row.range.start;
+                let header = head_cells.get(next).map_or("", |h| &head[h.clone()]);
+                let lead = Lead {
+                    start: base + row_cells[i].start,
+                    header: match head_cells.get(i) {
+                        Some(h) => &head[h.start..head_cells[next.min(head_cells.len() - 1)].end],
+                        None => "",
+                    },
+                    first_col: first_col + i as u32,
+                };
+                let a1 = (first_col + next as u32, row.number, first_col + next as u32, row.number);
+                let cell = base + row_cells[next].start..base + row_cells[next].end;
+                self.split_cell(cell, header, a1, Some(lead), out);
+                i = next + 1;
+                continue;
+            }
             loop {
                 let bytes = row.range.start + row_cells[i].start..row.range.start + row_cells[j].end;
                 let header = match head_cells.get(i) {
@@ -227,7 +261,7 @@ impl Packer<'_> {
                 if j == i {
                     let header = head_cells.get(i).map_or("", |h| &head[h.clone()]);
                     let cell = row.range.start + row_cells[i].start..row.range.start + row_cells[i].end;
-                    self.split_cell(cell, header, a1, out);
+                    self.split_cell(cell, header, a1, None, out);
                     break;
                 }
                 j = i + (j - i) / 2;
@@ -236,15 +270,65 @@ impl Packer<'_> {
         }
     }
 
-    /// Cuts one oversized cell at sentence, then word, boundaries.
-    fn split_cell(&mut self, cell: Range<usize>, header: &str, a1: (u32, u32, u32, u32), out: &mut Vec<Chunk>) {
+    /// Cuts one oversized cell at sentence, then word, boundaries, into
+    /// pieces of as many whole sentences as fit, each under its column's
+    /// header cell; the first piece starts at `lead`'s cells when given.
+    fn split_cell(
+        &mut self,
+        cell: Range<usize>,
+        header: &str,
+        a1: (u32, u32, u32, u32),
+        lead: Option<Lead<'_>>,
+        out: &mut Vec<Chunk>,
+    ) {
         // Room for the piece: the header cell's name may be repeated once per
         // line in the linearised form, and a few tokens of slack cover the
         // `:` and separators.
         let fixed = self.counter.special_tokens() + self.ctx_tokens + crate::measure(self.counter, header) + 4;
         let room = self.cfg.budget.saturating_sub(fixed).max(1);
-        for unit in units_for(&self.doc.text, cell, Grain::Sentences, room, self.counter) {
-            let chunk = self.build(unit.range, header, a1, out.len());
+        let units = units_for(&self.doc.text, cell.clone(), Grain::Sentences, room, self.counter);
+        let Some(lead) = lead else {
+            for g in group(&units, room) {
+                self.emit_piece(&units[g], None, header, a1, out);
+            }
+            return;
+        };
+        // The first piece also holds the lead's cells and header cells.
+        let lead_text = &self.doc.text[lead.start..cell.start];
+        let lead_tokens = crate::measure(self.counter, lead_text) + crate::measure(self.counter, lead.header);
+        let first = group(&units, room.saturating_sub(lead_tokens).max(1)).first().map_or(0, |g| g.end);
+        self.emit_piece(&units[..first], Some(&lead), header, a1, out);
+        for g in group(&units[first..], room) {
+            self.emit_piece(&units[first + g.start..first + g.end], None, header, a1, out);
+        }
+    }
+
+    /// One chunk over consecutive sentence units of a cell (with the lead's
+    /// cells before them), halved while it does not fit; a lead that does
+    /// not fit beside a single unit is left out.
+    fn emit_piece(
+        &mut self,
+        units: &[Unit],
+        lead: Option<&Lead<'_>>,
+        header: &str,
+        a1: (u32, u32, u32, u32),
+        out: &mut Vec<Chunk>,
+    ) {
+        let Some(last) = units.last() else { return };
+        let (start, piece_header, piece_a1) = match lead {
+            Some(l) => (l.start, l.header, (l.first_col, a1.1, a1.2, a1.3)),
+            None => (units[0].range.start, header, a1),
+        };
+        let chunk = self.build(start..last.range.end, piece_header, piece_a1, out.len());
+        if chunk.tokens as usize <= self.cfg.budget {
+            out.push(chunk);
+        } else if units.len() > 1 {
+            let mid = units.len() / 2;
+            self.emit_piece(&units[..mid], lead, header, a1, out);
+            self.emit_piece(&units[mid..], None, header, a1, out);
+        } else if lead.is_some() {
+            self.emit_piece(units, None, header, a1, out);
+        } else {
             out.push(chunk);
         }
     }
