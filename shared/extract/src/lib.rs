@@ -47,8 +47,12 @@ pub use pdf::NO_TEXT_LAYER;
 /// HTML pages lose their navigation bars, ARIA navigation landmarks and
 /// heading permalinks, Markdown its badges, a PDF its table of contents'
 /// and index's entries, and a code a PDF breaks with a hyphen is joined
-/// where the document writes it whole).
-pub const EXTRACTOR_VERSION: &str = "10";
+/// where the document writes it whole; 11: a word processor's generated
+/// table of contents, index and table of figures are left out, and so is
+/// an HTML or Markdown page's own table of contents; documents indexed
+/// before it are also chunked again by it, so a table cell too large for a
+/// chunk is cut into pieces of whole sentences led by its row's key).
+pub const EXTRACTOR_VERSION: &str = "11";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.
