@@ -278,6 +278,14 @@ fn oversized_rows_are_cut_between_cells_and_huge_cells_inside() {
     for piece in &chunks[1..chunks.len() - 2] {
         assert!(piece.content.matches("The colony").count() >= 3, "sentences packed: {}", piece.content);
     }
+    // The note's later pieces name their row by its first cell in the
+    // embedded text (after the section path, before the content); the
+    // pieces that hold that cell, and whole rows, do not repeat it.
+    assert!(chunks[2].text.ends_with(&format!("id: 2\n\n{}", chunks[2].content)), "{}", chunks[2].text);
+    assert!(chunks[2].header_tokens > 0);
+    for whole in [&chunks[0], &chunks[1], chunks.last().unwrap()] {
+        assert!(!whole.text.contains("id: "), "{}", whole.text);
+    }
 }
 
 #[test]

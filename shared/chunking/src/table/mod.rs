@@ -37,7 +37,11 @@
 //! repeat). Such a chunk's `content` is those header cells, `\n`, those row
 //! cells; `#char` covers the row cells and the A1 range is exactly those
 //! cells of that row. A single cell still too large is cut at sentence, then
-//! word boundaries, each piece under its column's header cell.
+//! word boundaries, into pieces of as many whole sentences as fit, each
+//! under its column's header cell; short cells before it (a key, a term)
+//! lead its first piece. A piece after the row's first cell carries that
+//! cell (`Header: value`) in its `text`, after the contextual header, so a
+//! piece of a wide row is found by its key; `content` is unchanged.
 
 mod cells;
 
@@ -98,6 +102,7 @@ pub(crate) fn pack(
         ctx_tokens: if ctx.header.is_empty() { 0 } else { crate::measure(counter, ctx.header) },
         counter,
         cfg,
+        key: None,
     };
     let fixed = counter.special_tokens()
         + packer.ctx_tokens
@@ -156,6 +161,11 @@ struct Packer<'a> {
     ctx_tokens: usize,
     counter: &'a dyn TokenCounter,
     cfg: &'a ChunkConfig,
+    /// While a row is cut: its first cell (where it ends, and the line
+    /// `Header: value` that names it), which the pieces after that cell
+    /// carry in their embedded text (not in `content`, whose span is the
+    /// row's cells alone), so a piece of a wide row is found by its key.
+    key: Option<(usize, String)>,
 }
 
 impl Packer<'_> {
@@ -214,6 +224,14 @@ impl Packer<'_> {
             .collect();
         let room = self.cfg.budget.saturating_sub(self.counter.special_tokens() + self.ctx_tokens);
         let first_col = self.table.map_or(1, |t| t.first_col);
+        self.key = row_cells.first().filter(|c| !c.is_empty() && costs[0] <= room / LEAD_SHARE).map(|c| {
+            let value = &line[c.clone()];
+            let line = match head_cells.first().map(|h| &head[h.clone()]).filter(|h| !h.is_empty()) {
+                Some(name) => format!("{name}: {value}"),
+                None => value.to_string(),
+            };
+            (row.range.start + c.end, line)
+        });
         let mut i = 0;
         while i < row_cells.len() {
             if row_cells[i].is_empty() {
@@ -268,6 +286,7 @@ impl Packer<'_> {
             }
             i = j + 1;
         }
+        self.key = None;
     }
 
     /// Cuts one oversized cell at sentence, then word, boundaries, into
@@ -328,6 +347,10 @@ impl Packer<'_> {
             self.emit_piece(&units[mid..], None, header, a1, out);
         } else if lead.is_some() {
             self.emit_piece(units, None, header, a1, out);
+        } else if let Some(key) = self.key.take() {
+            // The key does not fit beside this one piece: without it.
+            self.emit_piece(units, None, header, a1, out);
+            self.key = Some(key);
         } else {
             out.push(chunk);
         }
@@ -342,8 +365,16 @@ impl Packer<'_> {
             TableRows::Linearised if !header.is_empty() => cells::linearise(header, rows),
             _ => content.clone(),
         };
-        let text = if self.ctx.header.is_empty() { body } else { format!("{}\n\n{body}", self.ctx.header) };
+        // A piece after its row's first cell is told its row by the key.
+        let key = self.key.as_ref().filter(|(end, _)| bytes.start > *end).map(|(_, line)| line.as_str());
+        let context = match key {
+            Some(key) if self.ctx.header.is_empty() => key.to_string(),
+            Some(key) => format!("{}\n{key}", self.ctx.header),
+            None => self.ctx.header.to_string(),
+        };
+        let text = if context.is_empty() { body } else { format!("{context}\n\n{body}") };
         let tokens = crate::measure(self.counter, &text) + self.counter.special_tokens();
+        let header_tokens = if key.is_some() { crate::measure(self.counter, &context) } else { self.ctx_tokens };
         let sheet = self.table.map(|t| (t.sheet.clone(), self.a1_reference(a1, !header.is_empty())));
         Chunk {
             index: index as u32,
@@ -353,7 +384,7 @@ impl Packer<'_> {
             bytes,
             locator: Locator { chars: 0..0, page: self.ctx.page, time: None, sheet, lines: None, region: None },
             tokens: tokens as u32,
-            header_tokens: self.ctx_tokens as u32,
+            header_tokens: header_tokens as u32,
         }
     }
 }
