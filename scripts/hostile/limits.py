@@ -154,6 +154,10 @@ def nesting(c: Corpus):
     c.add("toc-links.html", b"<html><body><ul>" + toc + b"</ul>" + steps + b"</body></html>", k, "either", "a table of contents of 200k entries")
     anchors = b"".join(b'<a id="t%d"></a><a href="#t%d">x</a> ' % (i, (i + 1) % 200_000) for i in range(200_000))
     c.add("toc-anchors.html", b"<html><body><p>" + anchors + b"</p></body></html>", k, "either", "200k links to 200k anchors")
+    # Each of 30,000 sections opens with a contents list (markdown.rs): the
+    # lists found are looked up per event by bisection, not one by one.
+    tocs = b"".join(b"## Step %d\n\n- [Step %d](#step-%d)\n- [Again](#step-%d)\n- [Once more](#step-%d)\n\nText %d.\n\n" % ((i,) * 6) for i in range(30_000))
+    c.add("many-contents.md", tocs, k, "either", "30k sections, each with a contents list")
     c.add("deep-ordered.md", b"1. " * 10_000 + b"deep\n", k, "either", "10k nested ordered lists")
     c.add("deep-indent.md", b"".join(b"  " * i + b"- level %d\n" % i for i in range(1000)), k, "either", "1000 indented list levels")
     c.add("deep-emphasis.md", b"*" * 20_000 + b"x" + b"_" * 20_000 + b"\n" + b"[" * 20_000 + b"\n", k, "either", "delimiter runs, 20k open brackets")

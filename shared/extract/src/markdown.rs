@@ -36,7 +36,10 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     let mut cells: Option<Vec<String>> = None;
     let mut row = 0u32;
     for (event, at) in Parser::new_ext(source, OPTIONS).into_offset_iter() {
-        if contents.iter().any(|list| list.contains(&at.start)) {
+        // The lists are in source order and apart: the last one starting
+        // at or before the event is the only one that may hold it.
+        let before = contents.partition_point(|list| list.start <= at.start);
+        if before > 0 && contents[before - 1].contains(&at.start) {
             continue;
         }
         match event {
