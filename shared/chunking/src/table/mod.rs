@@ -102,7 +102,6 @@ pub(crate) fn pack(
         ctx_tokens: if ctx.header.is_empty() { 0 } else { crate::measure(counter, ctx.header) },
         counter,
         cfg,
-        key: None,
     };
     let fixed = counter.special_tokens()
         + packer.ctx_tokens
@@ -129,6 +128,22 @@ struct Lead<'h> {
 /// The most of a chunk's room the cells leading a cut cell may take (one
 /// part in this many): a key or a term, not a row's worth of content.
 const LEAD_SHARE: usize = 4;
+
+/// A cut row's first cell: the pieces after it carry it, as the line
+/// `Header: value`, in their embedded text (not in `content`, whose span is
+/// the row's cells alone), so a piece of a wide row is found by its key.
+struct RowKey {
+    /// Where the cell ends in the canonical text.
+    end: usize,
+    line: String,
+}
+
+impl RowKey {
+    /// The line a piece starting at `start` carries, if it comes after the key.
+    fn after(&self, start: usize) -> Option<&str> {
+        (start > self.end).then_some(self.line.as_str())
+    }
+}
 
 #[derive(Debug, Clone)]
 struct Row {
@@ -161,11 +176,6 @@ struct Packer<'a> {
     ctx_tokens: usize,
     counter: &'a dyn TokenCounter,
     cfg: &'a ChunkConfig,
-    /// While a row is cut: its first cell (where it ends, and the line
-    /// `Header: value` that names it), which the pieces after that cell
-    /// carry in their embedded text (not in `content`, whose span is the
-    /// row's cells alone), so a piece of a wide row is found by its key.
-    key: Option<(usize, String)>,
 }
 
 impl Packer<'_> {
@@ -194,7 +204,7 @@ impl Packer<'_> {
         let (first, last) = (&rows[0], &rows[rows.len() - 1]);
         let cols = self.table.map_or((0, 0), |t| (t.first_col, t.last_col));
         let a1 = (cols.0, first.number, cols.1, last.number);
-        let chunk = self.build(first.range.start..last.range.end, self.header, a1, out.len());
+        let chunk = self.build(first.range.start..last.range.end, self.header, a1, None, out.len());
         if chunk.tokens as usize <= self.cfg.budget {
             out.push(chunk);
         } else if rows.len() > 1 {
@@ -224,13 +234,13 @@ impl Packer<'_> {
             .collect();
         let room = self.cfg.budget.saturating_sub(self.counter.special_tokens() + self.ctx_tokens);
         let first_col = self.table.map_or(1, |t| t.first_col);
-        self.key = row_cells.first().filter(|c| !c.is_empty() && costs[0] <= room / LEAD_SHARE).map(|c| {
+        let key = row_cells.first().filter(|c| !c.is_empty() && costs[0] <= room / LEAD_SHARE).map(|c| {
             let value = &line[c.clone()];
             let line = match head_cells.first().map(|h| &head[h.clone()]).filter(|h| !h.is_empty()) {
                 Some(name) => format!("{name}: {value}"),
                 None => value.to_string(),
             };
-            (row.range.start + c.end, line)
+            RowKey { end: row.range.start + c.end, line }
         });
         let mut i = 0;
         while i < row_cells.len() {
@@ -260,7 +270,7 @@ impl Packer<'_> {
                 };
                 let a1 = (first_col + next as u32, row.number, first_col + next as u32, row.number);
                 let cell = base + row_cells[next].start..base + row_cells[next].end;
-                self.split_cell(cell, header, a1, Some(lead), out);
+                self.split_cell(cell, header, a1, (Some(lead), key.as_ref()), out);
                 i = next + 1;
                 continue;
             }
@@ -271,7 +281,8 @@ impl Packer<'_> {
                     None => "",
                 };
                 let a1 = (first_col + i as u32, row.number, first_col + j as u32, row.number);
-                let chunk = self.build(bytes, header, a1, out.len());
+                let named = key.as_ref().and_then(|k| k.after(bytes.start));
+                let chunk = self.build(bytes, header, a1, named, out.len());
                 if chunk.tokens as usize <= self.cfg.budget {
                     out.push(chunk);
                     break;
@@ -279,25 +290,25 @@ impl Packer<'_> {
                 if j == i {
                     let header = head_cells.get(i).map_or("", |h| &head[h.clone()]);
                     let cell = row.range.start + row_cells[i].start..row.range.start + row_cells[i].end;
-                    self.split_cell(cell, header, a1, None, out);
+                    self.split_cell(cell, header, a1, (None, key.as_ref()), out);
                     break;
                 }
                 j = i + (j - i) / 2;
             }
             i = j + 1;
         }
-        self.key = None;
     }
 
     /// Cuts one oversized cell at sentence, then word, boundaries, into
     /// pieces of as many whole sentences as fit, each under its column's
-    /// header cell; the first piece starts at `lead`'s cells when given.
+    /// header cell; the first piece starts at `lead`'s cells when given, and
+    /// the pieces after the row's `key` carry it.
     fn split_cell(
         &mut self,
         cell: Range<usize>,
         header: &str,
         a1: (u32, u32, u32, u32),
-        lead: Option<Lead<'_>>,
+        (lead, key): (Option<Lead<'_>>, Option<&RowKey>),
         out: &mut Vec<Chunk>,
     ) {
         // Room for the piece: the header cell's name may be repeated once per
@@ -308,7 +319,7 @@ impl Packer<'_> {
         let units = units_for(&self.doc.text, cell.clone(), Grain::Sentences, room, self.counter);
         let Some(lead) = lead else {
             for g in group(&units, room) {
-                self.emit_piece(&units[g], None, header, a1, out);
+                self.emit_piece(&units[g], (None, key), header, a1, out);
             }
             return;
         };
@@ -316,19 +327,19 @@ impl Packer<'_> {
         let lead_text = &self.doc.text[lead.start..cell.start];
         let lead_tokens = crate::measure(self.counter, lead_text) + crate::measure(self.counter, lead.header);
         let first = group(&units, room.saturating_sub(lead_tokens).max(1)).first().map_or(0, |g| g.end);
-        self.emit_piece(&units[..first], Some(&lead), header, a1, out);
+        self.emit_piece(&units[..first], (Some(&lead), key), header, a1, out);
         for g in group(&units[first..], room) {
-            self.emit_piece(&units[first + g.start..first + g.end], None, header, a1, out);
+            self.emit_piece(&units[first + g.start..first + g.end], (None, key), header, a1, out);
         }
     }
 
     /// One chunk over consecutive sentence units of a cell (with the lead's
-    /// cells before them), halved while it does not fit; a lead that does
-    /// not fit beside a single unit is left out.
+    /// cells before them), halved while it does not fit; a lead, then a key,
+    /// that does not fit beside a single unit is left out.
     fn emit_piece(
         &mut self,
         units: &[Unit],
-        lead: Option<&Lead<'_>>,
+        (lead, key): (Option<&Lead<'_>>, Option<&RowKey>),
         header: &str,
         a1: (u32, u32, u32, u32),
         out: &mut Vec<Chunk>,
@@ -338,35 +349,40 @@ impl Packer<'_> {
             Some(l) => (l.start, l.header, (l.first_col, a1.1, a1.2, a1.3)),
             None => (units[0].range.start, header, a1),
         };
-        let chunk = self.build(start..last.range.end, piece_header, piece_a1, out.len());
+        let named = key.and_then(|k| k.after(start));
+        let chunk = self.build(start..last.range.end, piece_header, piece_a1, named, out.len());
         if chunk.tokens as usize <= self.cfg.budget {
             out.push(chunk);
         } else if units.len() > 1 {
             let mid = units.len() / 2;
-            self.emit_piece(&units[..mid], lead, header, a1, out);
-            self.emit_piece(&units[mid..], None, header, a1, out);
+            self.emit_piece(&units[..mid], (lead, key), header, a1, out);
+            self.emit_piece(&units[mid..], (None, key), header, a1, out);
         } else if lead.is_some() {
-            self.emit_piece(units, None, header, a1, out);
-        } else if let Some(key) = self.key.take() {
-            // The key does not fit beside this one piece: without it.
-            self.emit_piece(units, None, header, a1, out);
-            self.key = Some(key);
+            self.emit_piece(units, (None, key), header, a1, out);
+        } else if named.is_some() {
+            self.emit_piece(units, (None, None), header, a1, out);
         } else {
             out.push(chunk);
         }
     }
 
     /// One chunk over the rows slice `bytes`, under `header`, covering the
-    /// A1 range `a1` = (first col, first row, last col, last row).
-    fn build(&mut self, bytes: Range<usize>, header: &str, a1: (u32, u32, u32, u32), index: usize) -> Chunk {
+    /// A1 range `a1` = (first col, first row, last col, last row); `key`
+    /// names the row of a piece that does not hold the row's first cell.
+    fn build(
+        &mut self,
+        bytes: Range<usize>,
+        header: &str,
+        a1: (u32, u32, u32, u32),
+        key: Option<&str>,
+        index: usize,
+    ) -> Chunk {
         let rows = &self.doc.text[bytes.clone()];
         let content = if header.is_empty() { rows.to_string() } else { format!("{header}\n{rows}") };
         let body = match self.cfg.table_rows {
             TableRows::Linearised if !header.is_empty() => cells::linearise(header, rows),
             _ => content.clone(),
         };
-        // A piece after its row's first cell is told its row by the key.
-        let key = self.key.as_ref().filter(|(end, _)| bytes.start > *end).map(|(_, line)| line.as_str());
         let context = match key {
             Some(key) if self.ctx.header.is_empty() => key.to_string(),
             Some(key) => format!("{}\n{key}", self.ctx.header),

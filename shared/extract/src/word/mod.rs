@@ -225,9 +225,13 @@ impl<'l> Writer<'l> {
 
     pub(crate) fn end_paragraph(&mut self) {
         let Some((kind, text)) = self.open.pop() else { return };
-        if kind == Para::Generated {
-            return;
-        }
+        let block = match kind {
+            Para::Generated => return,
+            Para::Body => BlockKind::Paragraph,
+            Para::ListItem => BlockKind::ListItem,
+            Para::Heading(level) => BlockKind::Heading { level: level.clamp(1, 6) },
+            Para::Title => BlockKind::Heading { level: 1 },
+        };
         if let Some((_, cells)) = self.row.as_mut() {
             if let Some(cell) = cells.last_mut() {
                 cell.push(' ');
@@ -238,16 +242,9 @@ impl<'l> Writer<'l> {
         if text.trim().is_empty() {
             return;
         }
-        let block = match kind {
-            Para::Body => BlockKind::Paragraph,
-            Para::ListItem => BlockKind::ListItem,
-            Para::Generated => return, // never written (above)
-            Para::Heading(level) => BlockKind::Heading { level: level.clamp(1, 6) },
-            Para::Title => {
-                self.title_paragraph.get_or_insert_with(|| one_line(&text));
-                BlockKind::Heading { level: 1 }
-            }
-        };
+        if kind == Para::Title {
+            self.title_paragraph.get_or_insert_with(|| one_line(&text));
+        }
         let heading = matches!(block, BlockKind::Heading { .. });
         self.b.start(block);
         if heading {
