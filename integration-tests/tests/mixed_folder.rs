@@ -18,7 +18,8 @@ mod common;
 mod locators;
 use common::{Page, deflated, one_page_pdf};
 use locators::{
-    check_audio_chunks, check_code_chunks, check_pdf_chunks, check_slide_chunks, check_table_chunks, check_word_chunks,
+    check_audio_chunks, check_code_chunks, check_pdf_chunks, check_pdf_table_chunks, check_slide_chunks,
+    check_table_chunks, check_word_chunks,
 };
 
 fn fixtures(kind: &str) -> PathBuf {
@@ -34,8 +35,17 @@ fn copy_fixtures(kind: &str, to: &Path) {
         // documents, and the hand-written flat ODT the word fixtures are
         // made from, which would be one more copy of the same policy) are
         // not fixtures.
-        const SOURCES: [&str; 8] =
-            ["make.sh", "make.py", "make_msg.py", "SOURCES.md", "deck.py", "sales.py", "contents.py", "office.py"];
+        const SOURCES: [&str; 9] = [
+            "make.sh",
+            "make.py",
+            "make_msg.py",
+            "SOURCES.md",
+            "deck.py",
+            "sales.py",
+            "contents.py",
+            "office.py",
+            "tables.py",
+        ];
         if !SOURCES.contains(&name.as_str()) && !name.ends_with(".fodt") {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
@@ -162,6 +172,8 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "owner-only.pdf",
         "hyphenated.pdf",
         "contents.pdf",
+        "parts.pdf",
+        "weather.pdf",
         "intro.wav",
         "intro-flac.flac",
         "intro-ogg.ogg",
@@ -278,6 +290,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert!(warned[4].1.contains("the archive is damaged after"), "{warned:?}");
     assert!(warned[5].1.contains("the archive is damaged after"), "{warned:?}");
     check_pdf_chunks(&run, "handbook.pdf");
+    check_pdf_table_chunks(&run, "weather.pdf");
     for audio in &good[4..] {
         check_audio_chunks(&run, audio);
     }

@@ -171,6 +171,25 @@ pub(super) fn check_pdf_chunks(run: &Run, name: &str) {
     }
 }
 
+/// A sheet printed to PDF over two pages: every chunk is rows of its table
+/// under the header printed on the first page only, cites the page its rows
+/// are on, and `#char` slices to those rows.
+pub(super) fn check_pdf_table_chunks(run: &Run, name: &str) {
+    let doc = run.document(name);
+    let chunks = located(run, name);
+    let header = "date | precipitation | temp_max | temp_min | wind | weather";
+    let mut pages = std::collections::BTreeSet::new();
+    for (c, loc) in &chunks {
+        let content = c["content"].as_str().unwrap();
+        let sliced = loc.resolve(&doc.text).expect("#char resolves");
+        assert_eq!(content, format!("{header}\n{sliced}"), "{name}: the header over the rows");
+        let page = loc.page.expect("#page on every PDF chunk") as usize;
+        assert_eq!(doc.text.split('\u{c}').nth(page - 1).map(|p| p.contains(sliced)), Some(true), "{loc}");
+        pages.insert(page);
+    }
+    assert_eq!(pages.into_iter().collect::<Vec<_>>(), [1, 2], "{name}");
+}
+
 /// Every chunk's `#t` runs from its first cue's start to its last cue's end.
 pub(super) fn check_audio_chunks(run: &Run, name: &str) {
     let doc = run.document(name);

@@ -33,6 +33,29 @@ pub(crate) fn group(units: &[Unit], room: usize) -> Vec<Range<usize>> {
     groups
 }
 
+/// Groups consecutive units as [`group`] does into about as many groups, of
+/// about equal size: each is closed once it holds its share of the tokens,
+/// so the last is not a remainder of a few units.
+pub(crate) fn balanced(units: &[Unit], room: usize) -> Vec<Range<usize>> {
+    let greedy = group(units, room);
+    if greedy.len() <= 1 {
+        return greedy;
+    }
+    let total: usize = units.iter().map(|u| u.tokens).sum();
+    let share = total.div_ceil(greedy.len());
+    let mut groups = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (i, unit) in units.iter().enumerate() {
+        if i > start && (used + unit.tokens > room || used >= share) {
+            groups.push(start..i);
+            (start, used) = (i, 0);
+        }
+        used += unit.tokens;
+    }
+    groups.push(start..units.len());
+    groups
+}
+
 /// What a chunk is labelled with: its heading path and the header text.
 pub(crate) struct Context<'a> {
     pub section: &'a [String],
@@ -115,5 +138,17 @@ mod tests {
         let units = [u(40), u(50), u(20), u(200), u(10)];
         assert_eq!(group(&units, 100), vec![0..2, 2..3, 3..4, 4..5]);
         assert_eq!(group(&[], 100), Vec::<Range<usize>>::new());
+    }
+
+    #[test]
+    fn balanced_groups_are_as_many_but_even() {
+        // Greedy: 9 + 1 units of 10 tokens in room 90; balanced: 5 + 5.
+        let units = [u(10); 10];
+        assert_eq!(group(&units, 90), vec![0..9, 9..10]);
+        assert_eq!(balanced(&units, 90), vec![0..5, 5..10]);
+        // Never over room, oversized units alone, one group left as it is.
+        let units = [u(40), u(50), u(20), u(200), u(10)];
+        assert_eq!(balanced(&units, 100).len(), group(&units, 100).len());
+        assert_eq!(balanced(&[u(30), u(30)], 100), vec![0..2]);
     }
 }

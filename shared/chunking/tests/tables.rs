@@ -288,6 +288,34 @@ fn oversized_rows_are_cut_between_cells_and_huge_cells_inside() {
     }
 }
 
+/// Tables read off PDF pages (LibreOffice's Writer table and a sheet Calc
+/// printed over two pages): every chunk keeps the rules, and the rows on
+/// the second page go under the header printed on the first only.
+#[test]
+fn pdf_tables_chunk_under_their_header_on_every_page() {
+    let tok = tokenizer();
+    let pdf =
+        |name: &str| open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/fixtures/pdf").join(name));
+    let (weather, parts) = (pdf("weather.pdf"), pdf("parts.pdf"));
+    for budget in [256, 64] {
+        let cfg = cfg(budget, TableRows::Readable);
+        for doc in [&weather, &parts] {
+            check(doc, &chunk_document(doc, &tok, &cfg), &tok, &cfg);
+        }
+    }
+    let chunks = chunk_document(&weather, &tok, &ChunkConfig::default().for_model(&tok));
+    let head = "date | precipitation | temp_max | temp_min | wind | weather\n2012/";
+    for page in [1, 2] {
+        let on_page: Vec<&Chunk> = chunks.iter().filter(|c| c.locator.page == Some(page)).collect();
+        assert!(!on_page.is_empty(), "page {page}");
+        for c in on_page {
+            assert!(c.content.starts_with(head), "page {page}: {:?}", c.content);
+        }
+    }
+    let last = chunks.iter().find(|c| c.content.contains("2012/02/29")).unwrap();
+    assert_eq!(last.locator.page, Some(2));
+}
+
 #[test]
 fn html_tables_chunk_as_tables_inside_their_section() {
     let tok = tokenizer();

@@ -151,12 +151,7 @@ impl TextBuilder {
             self.text.push_str("\n\n");
         }
         let start = self.text.len();
-        for (i, cell) in cells[..=last].iter().enumerate() {
-            if i > 0 {
-                self.text.push_str(CELL_SEPARATOR);
-            }
-            push_cell(&mut self.text, cell);
-        }
+        push_row(&mut self.text, cells[..=last].iter().copied());
         let t = &mut self.tables[table as usize];
         t.last_col = t.last_col.max(t.first_col + last as u32);
         self.blocks.push(Block {
@@ -218,6 +213,17 @@ impl TextBuilder {
             ocr_pages: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+}
+
+/// Appends a row's cells to `out` as one line, joined by [`CELL_SEPARATOR`]
+/// (see [`TextBuilder::table_row`], which also drops trailing empty cells).
+pub(crate) fn push_row<'c>(out: &mut String, cells: impl IntoIterator<Item = &'c str>) {
+    for (i, cell) in cells.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(CELL_SEPARATOR);
+        }
+        push_cell(out, cell);
     }
 }
 

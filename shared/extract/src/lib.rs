@@ -51,8 +51,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// table of contents, index and table of figures are left out, and so is
 /// an HTML or Markdown page's own table of contents; documents indexed
 /// before it are also chunked again by it, so a table cell too large for a
-/// chunk is cut into pieces of whole sentences led by its row's key).
-pub const EXTRACTOR_VERSION: &str = "11";
+/// chunk is cut into pieces of whole sentences led by its row's key; 12: a
+/// table laid out on a PDF page is read as rows of cells, its header over
+/// the rows of the pages it goes on to).
+pub const EXTRACTOR_VERSION: &str = "12";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

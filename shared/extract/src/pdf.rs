@@ -20,12 +20,13 @@ mod contents;
 mod furniture;
 mod layout;
 mod scanned;
+mod tables;
 
-use crate::hyphens;
 use crate::ocr::{OCR_DISABLED, PageReader};
 use crate::{ExtractError, Limits, fallback_title};
+use crate::{builder, hyphens};
 use layout::{Collector, Line, Page};
-use ragpipe_core::{Block, BlockKind, Document, Kind};
+use ragpipe_core::{Block, BlockKind, Document, Kind, Table};
 
 /// The reason given for a PDF that needs a password to open.
 pub(crate) const ENCRYPTED: &str = "encrypted PDF";
@@ -90,39 +91,94 @@ fn info_title(doc: &pdf_extract::Document) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
+/// What a page is made of, in reading order: paragraphs (with their
+/// heading level, if they are headings, and their lines) and tables.
+enum Part {
+    Paragraph(Option<u8>, Vec<String>),
+    Table(tables::Found),
+}
+
+/// The table that ended the page before: its index, its last row's number
+/// and where its columns lie.
+struct OpenTable {
+    table: u32,
+    last_row: u32,
+    columns: Vec<(f64, f64)>,
+}
+
 /// Writes the canonical text and its blocks, page after page, with words
-/// broken across lines made whole (see [`hyphens`]).
+/// broken across lines made whole (see [`hyphens`]) and tables written as
+/// rows of cells (see [`tables`]).
 fn assemble(title: String, pages: &[Page]) -> Document {
     let body = body_size(pages);
     let levels = heading_sizes(pages, body);
-    let mut laid_out: Vec<Vec<(Option<u8>, Vec<String>)>> = pages
-        .iter()
-        .map(|page| {
-            paragraphs(&page.lines)
-                .iter()
-                .map(|para| (heading_level(para, body, &levels), para.iter().map(|l| l.text.clone()).collect()))
-                .collect()
-        })
-        .collect();
-    hyphens::rejoin_all(laid_out.iter_mut().flatten().map(|(_, lines)| lines));
+    let mut laid_out: Vec<Vec<Part>> = pages.iter().map(|page| parts(page, body, &levels)).collect();
+    hyphens::rejoin_all(laid_out.iter_mut().flatten().filter_map(|part| match part {
+        Part::Paragraph(_, lines) => Some(lines),
+        Part::Table(_) => None,
+    }));
     let mut text = String::new();
     let mut blocks = Vec::new();
-    for (i, (page, paras)) in pages.iter().zip(&mut laid_out).enumerate() {
+    let mut tables = Vec::new();
+    let mut open: Option<OpenTable> = None;
+    for (i, (page, parts)) in pages.iter().zip(&mut laid_out).enumerate() {
         if i > 0 {
             text.push('\u{c}');
         }
-        for (j, (level, lines)) in paras.iter_mut().enumerate() {
+        let last = parts.len().saturating_sub(1);
+        for (j, part) in parts.iter_mut().enumerate() {
             if j > 0 {
                 text.push_str("\n\n");
             }
-            lines.retain(|l| !l.is_empty());
-            let start = text.len();
-            text.push_str(&lines.join("\n"));
-            let kind = match *level {
-                Some(level) => BlockKind::Heading { level },
-                None => BlockKind::Paragraph,
-            };
-            blocks.push(Block { kind, range: start..text.len(), page: Some(page.number) });
+            let page = Some(page.number);
+            match part {
+                Part::Paragraph(level, lines) => {
+                    lines.retain(|l| !l.is_empty());
+                    let start = text.len();
+                    text.push_str(&lines.join("\n"));
+                    let kind = match *level {
+                        Some(level) => BlockKind::Heading { level },
+                        None => BlockKind::Paragraph,
+                    };
+                    blocks.push(Block { kind, range: start..text.len(), page });
+                }
+                Part::Table(found) => {
+                    // A table at the top of a page that goes on with the one
+                    // that ended the page before is the same table, so its
+                    // rows are chunked under that table's header.
+                    let (table, first_row) = match open.take() {
+                        Some(before) if j == 0 && found.goes_on_from(&before.columns) => {
+                            (before.table, before.last_row + 1)
+                        }
+                        _ => {
+                            tables.push(Table {
+                                sheet: String::new(),
+                                first_col: 1,
+                                last_col: found.columns.len() as u32,
+                            });
+                            (tables.len() as u32 - 1, 1)
+                        }
+                    };
+                    for (r, cells) in found.rows.iter().enumerate() {
+                        if r > 0 {
+                            text.push('\n');
+                        }
+                        let start = text.len();
+                        let used = cells.iter().rposition(|c| !c.is_empty()).map_or(0, |k| k + 1);
+                        builder::push_row(&mut text, cells[..used].iter().map(String::as_str));
+                        let row = first_row + r as u32;
+                        let kind = BlockKind::TableRow { table, row, header: found.header && r == 0 };
+                        blocks.push(Block { kind, range: start..text.len(), page });
+                    }
+                    if j == last {
+                        let last_row = first_row + found.rows.len() as u32 - 1;
+                        open = Some(OpenTable { table, last_row, columns: found.columns.clone() });
+                    }
+                }
+            }
+        }
+        if parts.last().is_none_or(|p| !matches!(p, Part::Table(_))) {
+            open = None;
         }
     }
     Document {
@@ -130,12 +186,43 @@ fn assemble(title: String, pages: &[Page]) -> Document {
         kind: Kind::Pdf,
         text,
         blocks,
-        tables: Vec::new(),
+        tables,
         duration: None,
         regions: Vec::new(),
         ocr_pages: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// A page's paragraphs and tables in reading order: a table stands where
+/// its first line was.
+fn parts(page: &Page, body: f64, levels: &[i64]) -> Vec<Part> {
+    let mut found = tables::find(page).into_iter().peekable();
+    let mut out = Vec::new();
+    let mut run: Vec<Line> = Vec::new();
+    let flush = |run: &mut Vec<Line>, out: &mut Vec<Part>| {
+        for para in paragraphs(run) {
+            let level = heading_level(&para, body, levels);
+            out.push(Part::Paragraph(level, para.iter().map(|l| l.text.clone()).collect()));
+        }
+        run.clear();
+    };
+    let mut i = 0;
+    while i < page.lines.len() {
+        match found.next_if(|t| t.lines.first() == Some(&i)) {
+            Some(table) => {
+                flush(&mut run, &mut out);
+                i = table.lines.last().map_or(i + 1, |&l| l + 1);
+                out.push(Part::Table(table));
+            }
+            None => {
+                run.push(page.lines[i].clone());
+                i += 1;
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    out
 }
 
 /// Groups a page's lines into paragraphs: a new one starts where the gap to
@@ -211,7 +298,7 @@ mod tests {
     use super::*;
 
     fn line(y: f64, size: f64, text: &str) -> Line {
-        Line { y, size, text: text.into() }
+        Line { y, size, text: text.into(), ..Line::default() }
     }
 
     #[test]
@@ -225,9 +312,10 @@ mod tests {
                     line(757.0, 11.0, "and its second line."),
                     line(730.0, 11.0, "Next paragraph."),
                 ],
+                ..Page::default()
             },
-            Page { number: 2, lines: vec![] },
-            Page { number: 3, lines: vec![line(800.0, 11.0, "Last page.")] },
+            Page { number: 2, ..Page::default() },
+            Page { number: 3, lines: vec![line(800.0, 11.0, "Last page.")], ..Page::default() },
         ];
         let doc = assemble("Guide".into(), &pages);
         assert_eq!(

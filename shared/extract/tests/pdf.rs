@@ -2,6 +2,9 @@
 //! (`fixtures/pdf/make.sh`): pages, furniture, headings, and a precise reason
 //! for every kind of bad file.
 
+mod common;
+
+use common::table_rows;
 use ragpipe_core::{BlockKind, Document, Kind};
 use ragpipe_extract::{Limits, detect, extract, extract_with};
 use std::path::PathBuf;
@@ -104,6 +107,67 @@ fn contents_and_index_entries_are_left_out() {
     for (i, page) in pages.iter().enumerate() {
         assert!(!page.contains(". . .") && !page.contains("..."), "page {}: {page:?}", i + 1);
     }
+}
+
+/// A Writer table in a PDF (LibreOffice, `tables.py`) reads as rows of
+/// cells under its header, a wrapped cell whole in its row, between the
+/// paragraphs around it; before, each row was a line of a paragraph and a
+/// wrapped cell's other lines paragraphs of their own.
+#[test]
+fn a_word_processor_table_reads_as_rows_of_cells() {
+    let doc = extract(Kind::Pdf, "parts.pdf", &fixture("parts.pdf")).unwrap();
+    assert_eq!(doc.tables.len(), 1, "{:?}", doc.text);
+    assert_eq!(
+        table_rows(&doc, 0),
+        [
+            (1, true, "Part number | Description | Unit price | Minimum order"),
+            (2, false, "SKU-1042 | Hydraulic pump seal kit | 12.50 | 10"),
+            (
+                3,
+                false,
+                "SKU-1043 | Brass coupling for three-quarter inch pipe, nickel plated, sold with two gaskets | 4.75 | 25"
+            ),
+            (4, false, "SKU-2001 | Pressure gauge 0-10 bar | 38.00 | 2"),
+            (5, false, "SKU-2002 | Relief valve | 1,240.00 | 1"),
+            // The part number wraps too: the table's borders tell its rows.
+            (6, false, "SKU-3001 (replaces SKU-2001) | Pressure gauge 0-16 bar | 41.00 | 2"),
+        ]
+    );
+    let kinds: Vec<(&str, bool)> = doc
+        .blocks
+        .iter()
+        .filter(|b| !matches!(b.kind, BlockKind::TableRow { .. }))
+        .map(|b| (doc.slice(b), matches!(b.kind, BlockKind::Heading { .. })))
+        .collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    assert_eq!(kinds[0], ("Spare parts price list", true));
+    assert!(kinds[1].0.starts_with("The central warehouse keeps"), "{kinds:?}");
+    assert!(kinds[2].0.starts_with("Parts not on this list"), "{kinds:?}");
+    // The table stands between the paragraphs, as on the page.
+    let table_at = doc.text.find("Part number | Description").unwrap();
+    assert!(doc.text.find("The central warehouse").unwrap() < table_at);
+    assert!(table_at < doc.text.find("Parts not on this list").unwrap());
+}
+
+/// A sheet Calc printed over two pages: one table, its header on the first
+/// page only, its rows on both, each row on its page.
+#[test]
+fn a_printed_sheet_is_one_table_over_its_pages() {
+    let doc = extract(Kind::Pdf, "weather.pdf", &fixture("weather.pdf")).unwrap();
+    assert_eq!(doc.tables.len(), 1, "{:?}", doc.text);
+    let rows = table_rows(&doc, 0);
+    assert_eq!(rows.len(), 61, "the header and 60 days");
+    assert_eq!(rows[0], (1, true, "date | precipitation | temp_max | temp_min | wind | weather"));
+    assert_eq!(rows[1], (2, false, "2012/01/01 | 0.0 | 12.8 | 5.0 | 4.7 | drizzle"));
+    assert_eq!(rows[60], (61, false, "2012/02/29 | 0.8 | 5.0 | 1.1 | 7.0 | snow"));
+    let pages: Vec<u32> = doc.blocks.iter().filter_map(|b| b.page).collect();
+    assert!(pages.contains(&1) && pages.contains(&2));
+    for b in &doc.blocks {
+        let page = doc.text.split('\u{c}').nth(b.page.unwrap() as usize - 1).unwrap();
+        assert!(page.contains(doc.slice(b)));
+    }
+    // The sheet's name printed atop each page and the page numbers are furniture.
+    assert!(!doc.text.contains("Seattle weather") && !doc.text.contains("Page 2"), "{:?}", doc.text);
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! the same text from xlsx, ods and xls, exact row numbers and used columns,
 //! and precise reasons for broken, encrypted and oversized files.
 
+mod common;
+
+use common::table_rows;
 use ragpipe_core::{BlockKind, Document, Kind, Table};
 use ragpipe_extract::{ExtractError, Limits, detect, extract, extract_with};
 use std::path::PathBuf;
@@ -21,17 +24,6 @@ fn open_with(name: &str, limits: &Limits) -> Result<Document, ExtractError> {
     extract_with(detect(name, &bytes)?, name, &bytes, None, limits)
 }
 
-/// `(row, header, line)` of every table row of table `table`.
-fn rows(doc: &Document, table: u32) -> Vec<(u32, bool, &str)> {
-    doc.blocks
-        .iter()
-        .filter_map(|b| match b.kind {
-            BlockKind::TableRow { table: t, row, header } if t == table => Some((row, header, doc.slice(b))),
-            _ => None,
-        })
-        .collect()
-}
-
 fn headings(doc: &Document) -> Vec<(u8, &str)> {
     doc.blocks
         .iter()
@@ -48,7 +40,7 @@ fn workbook_values_read_as_a_person_sees_them() {
     assert_eq!(doc.kind, Kind::Spreadsheet);
     assert_eq!(doc.title, "book");
     assert_eq!(
-        rows(&doc, 0),
+        table_rows(&doc, 0),
         [
             (3, true, "Region | Units | Price | Date | Shipped | Total | Ratio | Note"),
             // integer without .0, ISO date, boolean, formula's cached value,
@@ -78,7 +70,7 @@ fn workbook_values_read_as_a_person_sees_them() {
     );
     // A table starting at C5 with an empty row inside keeps spreadsheet row numbers.
     assert_eq!(
-        rows(&doc, 1),
+        table_rows(&doc, 1),
         [
             (5, true, "Code | Name | Qty"),
             (6, false, "X-1 | Widget | 4"),
@@ -87,7 +79,7 @@ fn workbook_values_read_as_a_person_sees_them() {
         ]
     );
     // Only numbers in the first row: no header row.
-    assert_eq!(rows(&doc, 2), [(1, false, "1 | 2 | 3"), (2, false, "4 | 5.5 | 6")]);
+    assert_eq!(table_rows(&doc, 2), [(1, false, "1 | 2 | 3"), (2, false, "4 | 5.5 | 6")]);
 }
 
 #[test]
@@ -105,7 +97,7 @@ fn xlsx_ods_and_xls_of_one_workbook_read_the_same() {
     assert_eq!(ods.text, xlsx.text);
     assert_eq!(tsv.kind, Kind::Csv);
     assert_eq!(xlsx.text.strip_prefix("Sheet: penguins\n\n"), Some(tsv.text.as_str()));
-    let data = rows(&tsv, 0);
+    let data = table_rows(&tsv, 0);
     assert_eq!(data.len(), 345);
     assert_eq!(
         data[0],
@@ -117,7 +109,7 @@ fn xlsx_ods_and_xls_of_one_workbook_read_the_same() {
 #[test]
 fn csv_dialects_are_sniffed() {
     let raw = open("penguins-raw.csv");
-    let data = rows(&raw, 0);
+    let data = table_rows(&raw, 0);
     assert_eq!(data.len(), 345);
     assert!(data[0].2.starts_with("studyName | Sample Number | Species | Region"), "{}", data[0].2);
     // A quoted field holding the delimiter stays one cell.
@@ -128,7 +120,7 @@ fn csv_dialects_are_sniffed() {
     // the title line above the header a heading.
     let semi = open("book-semicolon.csv");
     assert_eq!(headings(&semi), [(2, "Quarterly sales report")]);
-    let data = rows(&semi, 0);
+    let data = table_rows(&semi, 0);
     assert_eq!(data[0], (3, true, "Region | Units | Price | Date | Shipped | Total | Ratio | Note"));
     assert_eq!(data[1], (4, false, "North | 10 | 2.5 | 2024-03-15 | TRUE | 25 | #DIV/0! | Line one line two"));
     assert_eq!(data[4], (7, false, "West | 123456789012 | 0.000125 | 12:30:00"));

@@ -9,7 +9,9 @@
 //! chunk's `content` is not one slice of the canonical text. By definition:
 //! - `content` = the header row line, `\n`, then the verbatim canonical-text
 //!   slice of the chunk's rows (their lines and the newlines between them);
-//!   for a table without a header row, just that slice;
+//!   for a table without a header row, just that slice. The rows of a table
+//!   on a later page (a PDF table printed over pages, its header on the
+//!   first) go under that header too;
 //! - `bytes` and `#char=FROM,TO` cover exactly that rows slice, i.e.
 //!   `content` minus its header line: they resolve to the rows, and the
 //!   header is found at the table's [`ragpipe_core::BlockKind::TableRow`]
@@ -45,7 +47,7 @@
 
 mod cells;
 
-use crate::pack::{Context, Unit, group};
+use crate::pack::{Context, Unit, balanced, group};
 use crate::split::{Grain, units_for};
 use crate::{ChunkConfig, TableRows, TokenCounter};
 use ragpipe_core::{Block, BlockKind, Chunk, Document, Locator, Table};
@@ -83,9 +85,13 @@ pub(crate) fn pack(
     let page = doc.blocks[start].page;
     let run: Vec<&Block> = doc.blocks[start..].iter().take_while(|b| continues(b, table, page)).collect();
     let heads = run.iter().take_while(|b| row_of(b).is_some_and(|r| r.2)).count();
-    // A table that is all header rows is chunked as plain rows.
+    // A table that is all header rows is chunked as plain rows; a run of a
+    // table without header rows of its own (the rest of a table on the next
+    // page) goes under the header its table had before.
     let (header, body) = if heads < run.len() && heads > 0 {
         (run[0].range.start..run[heads - 1].range.end, &run[heads..])
+    } else if heads == 0 {
+        (earlier_header(&doc.blocks[..start], table).unwrap_or(0..0), &run[..])
     } else {
         (0..0, &run[..])
     };
@@ -111,7 +117,13 @@ pub(crate) fn pack(
         };
     let room = cfg.budget.saturating_sub(fixed);
     let units: Vec<Unit> = rows.iter().map(|r| Unit { range: r.range.clone(), tokens: packer.row_tokens(r) }).collect();
-    for g in group(&units, room) {
+    // A page cuts a table's rows into runs whose ends the page decides, and
+    // every page's run would end on a remainder of a few rows, which outranks
+    // the full chunks around it for any key they share: on a paged document
+    // a run's chunks are evened out. (An unpaged table is one run with one
+    // remainder, and keeps its chunks as they were.)
+    let groups = if page.is_some() { balanced(&units, room) } else { group(&units, room) };
+    for g in groups {
         packer.emit(&rows[g], out);
     }
 }
@@ -149,6 +161,14 @@ impl RowKey {
 struct Row {
     range: Range<usize>,
     number: u32,
+}
+
+/// The text range of the last run of header rows of `table` among `before`.
+fn earlier_header(before: &[Block], table: u32) -> Option<Range<usize>> {
+    let is_head = |b: &Block| row_of(b).is_some_and(|r| r.0 == table && r.2);
+    let last = before.iter().rposition(is_head)?;
+    let first = before[..last].iter().rposition(|b| !is_head(b)).map_or(0, |i| i + 1);
+    Some(before[first].range.start..before[last].range.end)
 }
 
 /// `(table, row, header)` of a table-row block.

@@ -58,8 +58,8 @@ mod tests {
     use crate::pdf::layout::Line;
 
     fn page(number: u32, lines: &[&str]) -> Page {
-        let lines = lines.iter().map(|t| Line { y: 0.0, size: 10.0, text: t.to_string() }).collect();
-        Page { number, lines }
+        let lines = lines.iter().map(|t| Line { y: 0.0, size: 10.0, text: t.to_string(), ..Line::default() }).collect();
+        Page { number, lines, ..Page::default() }
     }
 
     fn texts(page: &Page) -> Vec<&str> {

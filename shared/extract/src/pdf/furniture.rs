@@ -168,9 +168,9 @@ mod tests {
         let lines = lines
             .iter()
             .enumerate()
-            .map(|(i, t)| Line { y: 800.0 - 800.0 * i as f64 / n, size: 12.0, text: t.to_string() })
+            .map(|(i, t)| Line { y: 800.0 - 800.0 * i as f64 / n, size: 12.0, text: t.to_string(), ..Line::default() })
             .collect();
-        Page { number, lines }
+        Page { number, lines, ..Page::default() }
     }
 
     #[test]

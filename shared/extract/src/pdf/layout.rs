@@ -6,22 +6,61 @@
 //! or footer from body text), so this collector keeps every line with its
 //! baseline and font size.
 
-use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
+use pdf_extract::{ColorSpace, MediaBox, OutputDev, OutputError, Path, PathOp, Transform};
 
 /// One line of text as it was drawn: its baseline height (PDF user space, y
 /// grows upwards), its font size and its words.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Line {
     pub y: f64,
     pub size: f64,
     pub text: String,
+    /// Where each word of `text` was drawn, in text order (a table's cells
+    /// are told by the gaps between them).
+    pub words: Vec<Word>,
+    /// The advance of the line's first glyph, whether another glyph's
+    /// differed from it (a proportional font), and how many glyphs it holds.
+    pub advance: Option<f64>,
+    pub proportional: bool,
+    pub glyphs: usize,
 }
 
-/// The lines of one page, in content-stream order.
+impl Line {
+    /// Whether the line is set in a monospaced font (a code listing, whose
+    /// columns are a program's indentation, not a table's).
+    pub(crate) fn monospaced(&self) -> bool {
+        self.glyphs >= 4 && !self.proportional
+    }
+}
+
+/// A word of a [`Line`]: its byte range in the line's text and the
+/// horizontal extent of its glyphs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Word {
+    pub start: usize,
+    pub end: usize,
+    pub x0: f64,
+    pub x1: f64,
+}
+
+/// A horizontal line drawn on a page (a table's border, the top or bottom
+/// edge of a shaded row): its height and extent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Rule {
+    pub y: f64,
+    pub x0: f64,
+    pub x1: f64,
+}
+
+/// Rules kept per page; a page drawing more is a drawing, not a table.
+const MAX_RULES: usize = 20_000;
+
+/// The lines of one page, in content-stream order, and its rules.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Page {
     pub number: u32,
     pub lines: Vec<Line>,
+    pub rules: Vec<Rule>,
 }
 
 /// Collects lines page by page while pdf-extract interprets content streams.
@@ -44,12 +83,49 @@ impl Collector {
         let Some(page) = self.current.as_mut() else { return false };
         let same_line = page.lines.last().is_some_and(|l| (l.y - y).abs() <= 0.5 * size.max(l.size));
         if !same_line {
-            page.lines.push(Line { y, size, text: String::new() });
+            page.lines.push(Line { y, size, ..Line::default() });
             self.pending_space = false;
         } else if self.word_start && x > self.last_end + 0.1 * size {
             self.pending_space = true;
         }
         true
+    }
+}
+
+impl Collector {
+    /// Keeps the horizontal segments of a stroked or filled path, in page
+    /// space: lines drawn from point to point, and a rectangle's top and
+    /// bottom edges.
+    fn keep_rules(&mut self, ctm: &Transform, path: &Path) {
+        let Some(page) = self.current.as_mut() else { return };
+        let point = |x: f64, y: f64| (ctm.m11 * x + ctm.m21 * y + ctm.m31, ctm.m12 * x + ctm.m22 * y + ctm.m32);
+        let mut at = (0.0, 0.0);
+        for op in &path.ops {
+            match *op {
+                PathOp::MoveTo(x, y) => at = point(x, y),
+                PathOp::LineTo(x, y) => {
+                    let to = point(x, y);
+                    horizontal(&mut page.rules, at, to);
+                    at = to;
+                }
+                PathOp::CurveTo(_, _, _, _, x, y) => at = point(x, y),
+                PathOp::Rect(x, y, w, h) => {
+                    let (a, b) = (point(x, y), point(x + w, y + h));
+                    horizontal(&mut page.rules, a, (b.0, a.1));
+                    horizontal(&mut page.rules, (a.0, b.1), b);
+                }
+                PathOp::Close => {}
+            }
+        }
+    }
+}
+
+/// Records the segment from `a` to `b` when it is horizontal and longer
+/// than a dot.
+fn horizontal(rules: &mut Vec<Rule>, a: (f64, f64), b: (f64, f64)) {
+    let flat = (a.1 - b.1).abs() <= 0.5 && (a.0 - b.0).abs() >= 2.0;
+    if flat && rules.len() < MAX_RULES && a.1.is_finite() && a.0.is_finite() && b.0.is_finite() {
+        rules.push(Rule { y: (a.1 + b.1) / 2.0, x0: a.0.min(b.0), x1: a.0.max(b.0) });
     }
 }
 
@@ -70,7 +146,7 @@ impl OutputDev for Collector {
         _: Option<(f64, f64, f64, f64)>,
     ) -> Result<(), OutputError> {
         self.end_page()?;
-        self.current = Some(Page { number: page_num, lines: Vec::new() });
+        self.current = Some(Page { number: page_num, ..Page::default() });
         self.pending_space = false;
         Ok(())
     }
@@ -101,6 +177,10 @@ impl OutputDev for Collector {
             return Ok(());
         }
         let Some(line) = self.current.as_mut().and_then(|p| p.lines.last_mut()) else { return Ok(()) };
+        let end = x + width * size;
+        line.glyphs += 1;
+        let first = *line.advance.get_or_insert(width);
+        line.proportional |= (first - width).abs() > 0.01 * first.abs();
         for c in glyph.chars() {
             if c.is_whitespace() {
                 self.pending_space = true;
@@ -110,12 +190,22 @@ impl OutputDev for Collector {
                 if self.pending_space && !line.text.is_empty() {
                     line.text.push(' ');
                 }
+                let new_word = self.pending_space || line.words.is_empty();
                 self.pending_space = false;
+                if new_word {
+                    let start = line.text.len();
+                    line.words.push(Word { start, end: start, x0: x, x1: end });
+                }
                 line.text.push(c);
+                if let Some(word) = line.words.last_mut() {
+                    word.end = line.text.len();
+                    word.x0 = word.x0.min(x);
+                    word.x1 = word.x1.max(end);
+                }
             }
         }
         self.word_start = false;
-        self.last_end = x + width * size;
+        self.last_end = end;
         Ok(())
     }
 
@@ -129,6 +219,16 @@ impl OutputDev for Collector {
     }
 
     fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn stroke(&mut self, ctm: &Transform, _: &ColorSpace, _: &[f64], path: &Path) -> Result<(), OutputError> {
+        self.keep_rules(ctm, path);
+        Ok(())
+    }
+
+    fn fill(&mut self, ctm: &Transform, _: &ColorSpace, _: &[f64], path: &Path) -> Result<(), OutputError> {
+        self.keep_rules(ctm, path);
         Ok(())
     }
 }

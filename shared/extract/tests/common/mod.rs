@@ -25,3 +25,15 @@ pub fn short_kind(kind: &BlockKind) -> String {
         ref other => format!("{other:?}"),
     }
 }
+
+/// `(row, header, line)` of every row of the document's table `table`.
+#[allow(dead_code)]
+pub fn table_rows(doc: &Document, table: u32) -> Vec<(u32, bool, &str)> {
+    doc.blocks
+        .iter()
+        .filter_map(|b| match b.kind {
+            BlockKind::TableRow { table: t, row, header } if t == table => Some((row, header, doc.slice(b))),
+            _ => None,
+        })
+        .collect()
+}
