@@ -56,7 +56,9 @@ FUZZY_SPAN = 200  # words a fuzzy match may spread over: about one chunk of the 
 
 
 def norm(s: str) -> str:
-    return " ".join(s.split()).casefold()
+    # As ragpipe eval matches: whitespace collapsed, case folded, a table
+    # row's ` | ` cell separators dropped.
+    return " ".join(w for w in s.split() if w != "|").casefold()
 
 
 # --- HTML -------------------------------------------------------------------

@@ -1,8 +1,11 @@
 //! When does a retrieved chunk answer a query?
 
-/// Collapses whitespace and case-folds, so layout never decides a match.
+/// Collapses whitespace and case-folds, so layout never decides a match;
+/// the ` | ` that parts a table row's cells in the canonical text is layout
+/// too (the document shows cells side by side, not a bar between them), so a
+/// needle copied from a table as it reads matches the row either way.
 pub fn normalize(s: &str) -> String {
-    s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
+    s.split_whitespace().filter(|w| *w != "|").map(str::to_lowercase).collect::<Vec<_>>().join(" ")
 }
 
 /// Whether one chunk's (normalised) content holds every needle.
@@ -56,6 +59,11 @@ mod tests {
         let content = "The  Mutex\nguards the DATA it holds.";
         assert!(answers(content, &["mutex guards the data".into()], false));
         assert!(!answers(content, &["mutex guards the data".into(), "absent".into()], false));
+        // A table row's cell separators are layout.
+        let row = "Part | Price\nSKU-1042 | Pump seal kit | 12.50";
+        assert!(answers(row, &["SKU-1042 Pump seal kit 12.50".into()], false));
+        assert!(answers(row, &["sku-1042 | pump seal kit".into()], false));
+        assert!(!answers(row, &["kit 12.50 SKU".into()], false));
     }
 
     #[test]
