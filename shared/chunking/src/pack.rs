@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn balanced_groups_are_as_many_but_even() {
         // Greedy: 9 + 1 units of 10 tokens in room 90; balanced: 5 + 5.
-        let units = [u(10); 10];
+        let units: Vec<Unit> = (0..10).map(|_| u(10)).collect();
         assert_eq!(group(&units, 90), vec![0..9, 9..10]);
         assert_eq!(balanced(&units, 90), vec![0..5, 5..10]);
         // Never over room, oversized units alone, one group left as it is.

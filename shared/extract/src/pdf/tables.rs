@@ -103,8 +103,7 @@ pub(crate) fn find(page: &Page) -> Vec<Found> {
             i += 1;
             continue;
         }
-        let end = block_end(&page.lines, i);
-        let (table, examined) = table(page, &cells, i, end);
+        let (table, examined) = table(page, &cells, i);
         found.extend(table);
         // Lines that share the columns of a run found no table will not
         // start one either: each line is looked at a bounded number of times.
@@ -130,45 +129,54 @@ fn cells_of(line: &Line) -> Vec<Cell> {
     out
 }
 
-/// The end (exclusive) of the run of lines from `start` that could be one
-/// table by their heights and sizes alone.
-fn block_end(lines: &[Line], start: usize) -> usize {
-    let size = lines[start].size;
-    // The heights of the last rows seen, where a wrapped cell's row goes on.
-    let mut recent = std::collections::VecDeque::from([lines[start].y]);
-    let mut lowest = lines[start].y;
-    let mut end = start + 1;
-    while let Some(line) = lines.get(end) {
-        let similar = line.size.max(size) <= 1.25 * line.size.min(size);
-        let back_up = recent.iter().any(|&y| (y - line.y).abs() <= SAME_ROW * size);
-        let below = line.y < lowest && lowest - line.y <= ROW_GAP * size;
-        if !similar || !(back_up || below) {
-            break;
-        }
-        if below {
-            recent.push_back(line.y);
-            if recent.len() > RECENT_ROWS {
-                recent.pop_front();
-            }
-        }
-        lowest = lowest.min(line.y);
-        end += 1;
-    }
-    end
+/// Where a run of lines that could be one table stands, by heights and
+/// sizes alone: each line close under the lowest before it, or back up on
+/// a recent row's height (a wrapped cell is drawn before the rest of its
+/// row), in one font size class.
+struct Run {
+    size: f64,
+    lowest: f64,
+    /// The heights of the last rows seen, where a wrapped cell's row goes on.
+    recent: std::collections::VecDeque<f64>,
 }
 
-/// The table the lines `start..end` begin with, if they hold one, and the
-/// end of the lines examined. The lines after the first are admitted to
-/// the table's [`Grid`] one by one, up to the first that does not belong;
-/// the first line (a header, whose cells are often centred over flush-left
+impl Run {
+    fn new(first: &Line) -> Self {
+        Self { size: first.size, lowest: first.y, recent: std::collections::VecDeque::from([first.y]) }
+    }
+
+    /// Takes `line` into the run if it continues it.
+    fn take(&mut self, line: &Line) -> bool {
+        let similar = line.size.max(self.size) <= 1.25 * line.size.min(self.size);
+        let back_up = self.recent.iter().any(|&y| (y - line.y).abs() <= SAME_ROW * self.size);
+        let below = line.y < self.lowest && self.lowest - line.y <= ROW_GAP * self.size;
+        if !similar || !(back_up || below) {
+            return false;
+        }
+        if below {
+            self.recent.push_back(line.y);
+            if self.recent.len() > RECENT_ROWS {
+                self.recent.pop_front();
+            }
+        }
+        self.lowest = self.lowest.min(line.y);
+        true
+    }
+}
+
+/// The table that starts at line `start`, if one does, and the end of the
+/// lines examined. The lines after the first are taken one by one while
+/// they continue the [`Run`] and the table's [`Grid`] admits them; the
+/// first line (a header, whose cells are often centred over flush-left
 /// columns) then joins if its cells fall one to a column.
-fn table(page: &Page, cells: &[Vec<Cell>], start: usize, end: usize) -> (Option<Found>, usize) {
+fn table(page: &Page, cells: &[Vec<Cell>], start: usize) -> (Option<Found>, usize) {
     let lines = &page.lines;
+    let mut run = Run::new(&lines[start]);
     let mut grid = Grid::new(ALIGN * lines[start].size);
     let mut taken = start + 1;
-    for (i, line) in cells.iter().enumerate().take(end.min(start + MAX_LINES)).skip(start + 1) {
-        let spans: Vec<(f64, f64)> = line.iter().map(|c| (c.x0, c.x1)).collect();
-        if !grid.admit(&spans) {
+    for i in start + 1..lines.len().min(start + MAX_LINES) {
+        let spans: Vec<(f64, f64)> = cells[i].iter().map(|c| (c.x0, c.x1)).collect();
+        if !run.take(&lines[i]) || !grid.admit(&spans) {
             break;
         }
         taken = i + 1;
@@ -240,15 +248,18 @@ fn build(page: &Page, cells: &[Vec<Cell>], start: usize, end: usize, columns: &[
     Some(Found { lines: (start..end).collect(), rows, header, columns: columns.to_vec() })
 }
 
+/// How far past its column's words a cell's border reaches at least (the
+/// cell's padding), in points; an underline ends where its words do.
+const BORDER_PAST_WORDS: f64 = 1.5;
+
 /// The heights of the rules that could part two rows of a table with these
-/// columns: as long as a column at least (a cell's border; an underline is
-/// as long as its words), ascending.
+/// columns, ascending: a cell's border covers a column and reaches past its
+/// words on a side, where an underline (a link in a cell) covers only them.
 fn separators(rules: &[Rule], columns: &[(f64, f64)]) -> Vec<f64> {
-    let mut ys: Vec<f64> = rules
-        .iter()
-        .filter(|r| columns.iter().any(|&(a, b)| r.x1.min(b) - r.x0.max(a) >= 0.8 * (b - a)))
-        .map(|r| r.y)
-        .collect();
+    let border = |r: &Rule, (a, b): (f64, f64)| {
+        r.x0 <= a && r.x1 >= b && (a - r.x0 >= BORDER_PAST_WORDS || r.x1 - b >= BORDER_PAST_WORDS)
+    };
+    let mut ys: Vec<f64> = rules.iter().filter(|r| columns.iter().any(|&c| border(r, c))).map(|r| r.y).collect();
     ys.sort_by(f64::total_cmp);
     ys
 }
@@ -444,6 +455,16 @@ mod tests {
         assert_eq!(row_starts(&ys, &placed, &[], 10.0), [true, true, true, true]);
         // A header rule alone (a booktabs table) does not rule the rows.
         assert_eq!(row_starts(&ys, &placed, &[767.0], 10.0), [true, true, true, true]);
+    }
+
+    #[test]
+    fn a_border_reaches_past_its_column_s_words_and_an_underline_does_not() {
+        let columns = [(50.0, 100.0), (150.0, 300.0)];
+        let rule = |y, x0, x1| Rule { y, x0, x1 };
+        // Across the table; around one cell; under a link's words; short.
+        let rules =
+            [rule(700.0, 45.0, 305.0), rule(650.0, 150.0, 300.0), rule(600.0, 146.0, 304.0), rule(550.0, 60.0, 90.0)];
+        assert_eq!(separators(&rules, &columns), [600.0, 700.0]);
     }
 
     #[test]
