@@ -291,7 +291,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
     assert!(warned[5].1.contains("the archive is damaged after"), "{warned:?}");
     check_pdf_chunks(&run, "handbook.pdf");
     check_pdf_table_chunks(&run, "weather.pdf");
-    for audio in &good[4..] {
+    for audio in good.iter().filter(|n| !n.ends_with(".pdf")) {
         check_audio_chunks(&run, audio);
     }
     for sheet in sheets.iter().chain(&more_sheets) {

@@ -158,6 +158,11 @@ def nesting(c: Corpus):
     # lists found are looked up per event by bisection, not one by one.
     tocs = b"".join(b"## Step %d\n\n- [Step %d](#step-%d)\n- [Again](#step-%d)\n- [Once more](#step-%d)\n\nText %d.\n\n" % ((i,) * 6) for i in range(30_000))
     c.add("many-contents.md", tocs, k, "either", "30k sections, each with a contents list")
+    # A PDF page's tables are found by its words' geometry and its rules
+    # (pdf/tables.rs): 60,000 lines of three cells on one page, every third
+    # line out of line with the others, under 100,000 rule segments, must
+    # cost a bounded look per line, and the rules are kept to a cap.
+    c.add("table-lines.pdf", table_page_pdf(60_000, 100_000), k, "either", "60k table lines and 100k rules on one page")
     c.add("deep-ordered.md", b"1. " * 10_000 + b"deep\n", k, "either", "10k nested ordered lists")
     c.add("deep-indent.md", b"".join(b"  " * i + b"- level %d\n" % i for i in range(1000)), k, "either", "1000 indented list levels")
     c.add("deep-emphasis.md", b"*" * 20_000 + b"x" + b"_" * 20_000 + b"\n" + b"[" * 20_000 + b"\n", k, "either", "delimiter runs, 20k open brackets")
@@ -168,6 +173,22 @@ def nesting(c: Corpus):
     deep_xml = F.SHEET_HEAD + '<row r="1"><c r="A1" t="inlineStr"><is><t>v</t></is></c></row>' + "</sheetData>"
     deep_xml += "<extLst>" + "<ext>" * n + "</ext>" * n + "</extLst></worksheet>"
     c.add("deep-xml.xlsx", F.xlsx(deep_xml), k, "either", "100k nested elements in the sheet XML")
+
+
+def table_page_pdf(lines: int, rules: int) -> bytes:
+    """One page of `lines` rows of three cells set in 0.01 pt type (so they
+    fit), the third cell of every third row moved off its column, and
+    `rules` horizontal rule segments."""
+    ops = [b"BT /F1 0.01 Tf"]
+    for i in range(lines):
+        y = 780 - i * 0.012
+        ops.append(b"1 0 0 1 72 %.3f Tm (k%d) Tj 1 0 0 1 150 %.3f Tm (v%d) Tj 1 0 0 1 %d %.3f Tm (w) Tj" % (y, i, y, i, 300 + 40 * (i % 3 == 2), y))
+    ops.append(b"ET 0.1 w")
+    ops.extend(b"72 %.3f m 400 %.3f l S" % (780 - j * 0.007, 780 - j * 0.007) for j in range(rules))
+    body = b"\n".join(ops)
+    stream = b"<< /Length %d >>\nstream\n%s\nendstream" % (len(body), body)
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>"
+    return F.pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>", F.FONT, page, stream])
 
 
 # ------------------------------------------------------------------ scale

@@ -55,7 +55,8 @@ pub(crate) struct Rule {
 /// Rules kept per page; a page drawing more is a drawing, not a table.
 const MAX_RULES: usize = 20_000;
 
-/// The lines of one page, in content-stream order, and its rules.
+/// The lines of one page, in content-stream order, and its rules, from the
+/// bottom of the page up.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Page {
     pub number: u32,
@@ -158,6 +159,7 @@ impl OutputDev for Collector {
                 line.text.truncate(trimmed);
             }
             page.lines.retain(|l| !l.text.is_empty());
+            page.rules.sort_by(|a, b| a.y.total_cmp(&b.y));
             self.pages.push(page);
         }
         Ok(())

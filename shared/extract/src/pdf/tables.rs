@@ -212,6 +212,9 @@ fn column_of(x0: f64, x1: f64, columns: &[(f64, f64)]) -> Option<usize> {
 
 /// Rows from lines `start..end`, when they make a table.
 fn build(page: &Page, cells: &[Vec<Cell>], start: usize, end: usize, columns: &[(f64, f64)]) -> Option<Found> {
+    if start >= end {
+        return None;
+    }
     let lines = &page.lines;
     let size = lines[start].size;
     // Top down, each line's cells placed in their columns.
@@ -226,7 +229,10 @@ fn build(page: &Page, cells: &[Vec<Cell>], start: usize, end: usize, columns: &[
         placed.push(row);
     }
     let ys: Vec<f64> = order.iter().map(|&i| lines[i].y).collect();
-    let starts = row_starts(&ys, &placed, &separators(&page.rules, columns), size);
+    // The page's rules (bottom up) from just under the table to just over it.
+    let (bottom, top) = (ys[ys.len() - 1] - size, ys[0] + size);
+    let near = &page.rules[page.rules.partition_point(|r| r.y < bottom)..page.rules.partition_point(|r| r.y <= top)];
+    let starts = row_starts(&ys, &placed, &separators(near, columns), size);
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (line, new_row) in placed.into_iter().zip(starts) {
         match rows.last_mut() {
