@@ -6,17 +6,17 @@
 //!
 //! - a **cell** is a run of words whose gaps stay under [`CELL_GAP`] ems (a
 //!   word space is a quarter of an em; cells sit apart by their padding);
-//! - a **block** is a run of consecutive lines, each close under the one
-//!   before (or back up on a row already seen: a wrapped cell is drawn
-//!   before the next cell of its row), in one font size class;
+//! - a table's lines are a [`Run`] of consecutive lines, each close under
+//!   the one before (or back up on a row already seen: a wrapped cell is
+//!   drawn before the next cell of its row), in one font size class;
 //! - its **columns** grow line by line (see [`grid`]): a line of two cells
 //!   or more adds its cells' x-intervals, and belongs only while no two of
 //!   a line's cells share a column and each cell is aligned (left, right or
 //!   centred) with the cells of its column before it; a line of one cell
 //!   belongs if it lies inside one column (a wrapped cell's next line). The
 //!   first line that does not belong ends the table (the paragraph after
-//!   it). The first line is set apart: it is the header when its cells fall
-//!   one to a column, centred over them or not;
+//!   it). The first line is set apart: it joins the table when its cells
+//!   fall one to a column, centred over them or not;
 //! - it is a table when [`MIN_ROWS`] of its rows hold two cells or more,
 //!   its first column is one of keys (short cells, not list markers: a list
 //!   with a hanging indent is two columns too), and it is not set in a
