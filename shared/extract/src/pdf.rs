@@ -195,33 +195,22 @@ fn assemble(title: String, pages: &[Page]) -> Document {
 }
 
 /// A page's paragraphs and tables in reading order: a table stands where
-/// its first line was.
+/// its lines were, the lines between tables are grouped into paragraphs.
 fn parts(page: &Page, body: f64, levels: &[i64]) -> Vec<Part> {
-    let mut found = tables::find(page).into_iter().peekable();
     let mut out = Vec::new();
-    let mut run: Vec<Line> = Vec::new();
-    let flush = |run: &mut Vec<Line>, out: &mut Vec<Part>| {
-        for para in paragraphs(run) {
+    let prose = |lines: &[Line], out: &mut Vec<Part>| {
+        for para in paragraphs(lines) {
             let level = heading_level(&para, body, levels);
             out.push(Part::Paragraph(level, para.iter().map(|l| l.text.clone()).collect()));
         }
-        run.clear();
     };
-    let mut i = 0;
-    while i < page.lines.len() {
-        match found.next_if(|t| t.lines.first() == Some(&i)) {
-            Some(table) => {
-                flush(&mut run, &mut out);
-                i = table.lines.last().map_or(i + 1, |&l| l + 1);
-                out.push(Part::Table(table));
-            }
-            None => {
-                run.push(page.lines[i].clone());
-                i += 1;
-            }
-        }
+    let mut at = 0;
+    for table in tables::find(page) {
+        prose(&page.lines[at..table.lines.start], &mut out);
+        at = table.lines.end;
+        out.push(Part::Table(table));
     }
-    flush(&mut run, &mut out);
+    prose(&page.lines[at..], &mut out);
     out
 }
 

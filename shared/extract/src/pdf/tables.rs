@@ -62,12 +62,11 @@ const RECENT_ROWS: usize = 8;
 /// which the block reads as prose set in columns, not as a table.
 const KEY_CHARS: usize = 32;
 
-/// A table found on a page: the page's lines it is made of (ascending
-/// indices), its rows of cells (one string per column) and where its
+/// A table found on a page: the page's lines it is made of, its rows of cells (one string per column) and where its
 /// columns lie across the page.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Found {
-    pub lines: Vec<usize>,
+    pub lines: std::ops::Range<usize>,
     pub rows: Vec<Vec<String>>,
     pub header: bool,
     pub columns: Vec<(f64, f64)>,
@@ -251,7 +250,7 @@ fn build(page: &Page, cells: &[Vec<Cell>], start: usize, end: usize, columns: &[
     }
     let header = rows[0].iter().filter(|c| !c.is_empty()).count() >= 2
         && rows[0].iter().all(|c| c.is_empty() || (c.chars().any(char::is_alphabetic) && !numeric(c)));
-    Some(Found { lines: (start..end).collect(), rows, header, columns: columns.to_vec() })
+    Some(Found { lines: start..end, rows, header, columns: columns.to_vec() })
 }
 
 /// How far past its column's words a cell's border reaches at least (the
@@ -382,7 +381,7 @@ mod tests {
         let found = find(&p);
         assert_eq!(found.len(), 1);
         let t = &found[0];
-        assert_eq!(t.lines, [1, 2, 3, 4, 5]);
+        assert_eq!(t.lines, 1..6);
         assert!(t.header);
         assert_eq!(
             t.rows,
@@ -407,7 +406,7 @@ mod tests {
         let found = find(&p);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].rows[1], ["SKU-1043", "Brass coupling with a long name", "4.75"]);
-        assert_eq!(found[0].lines, [0, 1, 2, 3, 4]);
+        assert_eq!(found[0].lines, 0..5);
     }
 
     #[test]
