@@ -53,8 +53,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// before it are also chunked again by it, so a table cell too large for a
 /// chunk is cut into pieces of whole sentences led by its row's key; 12: a
 /// table laid out on a PDF page is read as rows of cells, its header over
-/// the rows of the pages it goes on to).
-pub const EXTRACTOR_VERSION: &str = "12";
+/// the rows of the pages it goes on to; 13: a PDF's table of contents
+/// without dot leaders, and an HTML export's contents written a paragraph
+/// per entry, are left out).
+pub const EXTRACTOR_VERSION: &str = "13";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

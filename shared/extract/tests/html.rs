@@ -92,6 +92,27 @@ fn manual_pages_read_without_their_navigation() {
     }
 }
 
+/// A word processor's table of contents in HTML, each entry a paragraph
+/// whose link reads as its heading followed by the page number
+/// (`Scheduling 2`): LibreOffice's export (`writer-contents.html`, the
+/// entries in a `div` with their title) and pandoc's reading of the `.docx`
+/// (`pandoc-contents.html`, paragraphs of the body one after another). It
+/// goes with its title; each heading is then named once, where its section
+/// starts.
+#[test]
+fn a_word_processors_contents_is_left_out() {
+    for file in ["writer-contents.html", "pandoc-contents.html"] {
+        let doc = document_of(&format!("tests/fixtures/html/{file}"));
+        assert!(!doc.text.contains("Table of Contents"), "{file}: {}", doc.text);
+        for heading in ["Before the visit", "Scheduling", "Spare parts", "Diagnosis", "Reporting"] {
+            assert_eq!(doc.text.matches(heading).count(), 1, "{file}, {heading}: {}", doc.text);
+        }
+        assert!(headings(&doc).ends_with(&["After the visit", "Reporting"]), "{file}: {:?}", headings(&doc));
+        assert!(doc.text.contains("This handbook is for technicians who visit customer sites."), "{file}");
+        assert!(doc.text.contains("Confirm the appointment window with the customer"), "{file}: {}", doc.text);
+    }
+}
+
 /// Real manuals: Debian's reference (DocBook) and the GNU bc manual
 /// (texinfo), as in the evaluation corpora.
 #[test]

@@ -109,6 +109,27 @@ fn contents_and_index_entries_are_left_out() {
     }
 }
 
+/// A table of contents whose page numbers stand at a tab stop with no
+/// leader (`toc.py`: the handbook of `word/contents.odt` regenerated so) is
+/// navigation too: its page keeps the document's opening and the contents'
+/// heading and loses the entries, which before read as a two-column table
+/// (`Scheduling | 2`) naming every section on the first page; the headings
+/// they list stay on their own pages.
+#[test]
+fn contents_without_leaders_are_left_out() {
+    let doc = extract(Kind::Pdf, "toc.pdf", &fixture("toc.pdf")).unwrap();
+    let pages: Vec<&str> = doc.text.split('\u{c}').collect();
+    assert_eq!(pages.len(), 5, "{:?}", doc.text);
+    assert_eq!(
+        pages[0],
+        "Field Service Handbook\n\nThis handbook is for technicians who visit customer sites.\n\nTable of Contents"
+    );
+    assert!(doc.tables.is_empty(), "{:?}", doc.tables);
+    for (page, heading) in [(1, "Before the visit"), (1, "Spare parts"), (2, "Diagnosis"), (3, "Reporting")] {
+        assert!(pages[page].lines().any(|l| l == heading), "page {}: {:?}", page + 1, pages[page]);
+    }
+}
+
 /// A Writer table in a PDF (LibreOffice, `tables.py`) reads as rows of
 /// cells under its header, a wrapped cell whole in its row, between the
 /// paragraphs around it; before, each row was a line of a paragraph and a

@@ -15,9 +15,11 @@
 //! chapter, texinfo's `@contents`, a Markdown converter's): at least three
 //! entries — links to a section of this very page (`#stage-1`, or
 //! `ch03.html#stage-1` where `stage-1` is an id here) that read as the
-//! section's heading reads — in a list whose other text is only labels
-//! (`Table of Contents`). A chunk of it would name every section of the
-//! page and stand in for each of them in search. An author's list of
+//! section's heading reads (a page number after it allowed) — in a list
+//! whose other text is only labels (`Table of Contents`), or in paragraphs
+//! one after another, an entry each (a word processor's export). A chunk of
+//! it would name every section of the page and stand in for each of them in
+//! search. An author's list of
 //! cross-references (`Sección 3.1.1, “Stage 1: the UEFI”`) does not read as
 //! the headings do, and stays.
 
@@ -69,8 +71,15 @@ const HEADING_UP: usize = 3;
 const HEADING_DOWN: usize = 64;
 
 /// What holds one entry of a table of contents (a list item, a term of a
-/// definition list, a table row), at most `ITEM_UP` levels above its link.
-const ITEMS: [&str; 4] = ["li", "dt", "dd", "tr"];
+/// definition list, a table row, a paragraph: word processors write each
+/// entry as one, and pandoc a chapter's entry of a `.docx` as a heading),
+/// at most `ITEM_UP` levels above its link.
+const ITEMS: [&str; 11] = ["li", "dt", "dd", "tr", "p", "h1", "h2", "h3", "h4", "h5", "h6"];
+
+/// Most visible characters beside an entry's link in its item, for entries
+/// that stand in a run of paragraphs with no list around them (a page
+/// number, `iv`).
+const ENTRY_LABELS: usize = 8;
 const ITEM_UP: usize = 4;
 
 /// The elements of `html` that are site chrome, to be left out with all
@@ -119,9 +128,13 @@ fn contents_lists(html: &Html) -> HashSet<NodeId> {
         .filter(|a| {
             let Some((_, id)) = a.attr("href").and_then(|h| h.split_once('#')) else { return false };
             let Some(&target) = targets.get(id) else { return false };
+            // A heading linking to itself is a permalink, not an entry.
+            if a.ancestors().any(|n| n.id() == target.id()) {
+                return false;
+            }
             let heading = headings.entry(id).or_insert_with(|| heading_of(target).map(|h| squeezed(h.text())));
             let label = squeezed(a.text());
-            heading.as_ref().is_some_and(|h| label.chars().any(char::is_alphanumeric) && h.contains(&label))
+            heading.as_ref().is_some_and(|h| reads_as(&label, h))
         })
         .filter_map(|a| {
             let item =
@@ -148,7 +161,67 @@ fn contents_lists(html: &Html) -> HashSet<NodeId> {
         }
         false
     });
+    lists.extend(runs_of_entries(html, entries.values().copied().collect()));
     lists
+}
+
+/// Entries with no list around them: a word processor's HTML (Word's
+/// `MsoToc1` paragraphs, pandoc's reading of a `.docx`) writes each as a
+/// paragraph of the body among the others. `MIN_ENTRIES` such items one
+/// after another, each holding little but its link, are a table of
+/// contents.
+fn runs_of_entries(html: &Html, items: HashSet<NodeId>) -> Vec<NodeId> {
+    let bare = |id: &NodeId| {
+        let el = html.tree.get(*id).and_then(ElementRef::wrap);
+        el.is_some_and(|el| text_outside_links(el, ENTRY_LABELS) <= ENTRY_LABELS)
+    };
+    let mut out = Vec::new();
+    for &item in &items {
+        let Some(node) = html.tree.get(item) else { continue };
+        // From the first item of each run only.
+        if sibling_element(node, false).is_some_and(|p| items.contains(&p.id())) {
+            continue;
+        }
+        let run: Vec<NodeId> = std::iter::successors(Some(node), |n| sibling_element(*n, true))
+            .map(|n| n.id())
+            .take_while(|id| items.contains(id) && bare(id))
+            .collect();
+        if run.len() >= MIN_ENTRIES {
+            // Its title, a paragraph of a few words before it (`Table of
+            // Contents`), goes with it; a heading stays.
+            let title = sibling_element(node, false).and_then(ElementRef::wrap).filter(|el| {
+                matches!(el.value().name(), "p" | "div")
+                    && el.select(&selector("a")).next().is_none()
+                    && text_outside_links(*el, BAR_LABELS) <= BAR_LABELS
+            });
+            out.extend(title.map(|el| el.id()));
+            out.extend(run);
+        }
+    }
+    out
+}
+
+/// The element after `node` among its siblings (before it, unless `forward`).
+fn sibling_element(node: NodeRef<'_, Node>, forward: bool) -> Option<NodeRef<'_, Node>> {
+    fn step(n: NodeRef<'_, Node>, forward: bool) -> Option<NodeRef<'_, Node>> {
+        if forward { n.next_sibling() } else { n.prev_sibling() }
+    }
+    let mut at = step(node, forward);
+    while let Some(n) = at {
+        if n.value().is_element() {
+            return Some(n);
+        }
+        at = step(n, forward);
+    }
+    None
+}
+
+/// Whether a link's label reads as a heading does (their text without
+/// white space): as it is, or without the page number a word processor's
+/// contents put after it (`Basic Entities 7`, `Scheduling . . . 2`).
+fn reads_as(label: &str, heading: &str) -> bool {
+    let bare = label.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '…');
+    [label, bare].iter().any(|l| l.chars().any(char::is_alphanumeric) && heading.contains(l))
 }
 
 /// The heading of the section a link's target starts: the target itself,

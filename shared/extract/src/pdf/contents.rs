@@ -5,8 +5,19 @@
 //! passage in the body, and an index page names so many functions and
 //! concepts that it ranks above the passages that explain them. So a page's
 //! entries are left out when the page is made of them.
+//!
+//! Contents without a leader (a word processor's tab stop with no fill:
+//! `Basic Entities        7`) are told by their layout and by the body:
+//! the page number stands well apart from its title, the page numbers of
+//! the page's entries end at one tab stop and never go down, and their
+//! titles are again lines of other pages (the headings they list). A table
+//! of names and small numbers is not such a list: its first cells are not
+//! the document's headings.
+
+mod spaced;
 
 use super::layout::Page;
+use std::cell::OnceCell;
 
 /// Entries a page must hold for them to be its contents or index, not a
 /// line of prose that happens to end in dots and a number.
@@ -18,10 +29,17 @@ const MIN_DOTS: usize = 3;
 /// Removes the table-of-contents and index entries from every page that
 /// holds `MIN_ENTRIES` of them, in place. An entry's page number cannot
 /// be past the document's last page, so a price list (`Espresso . . . 250`)
-/// is not taken for one.
+/// is not taken for one. Entries without a leader go first (see
+/// [`spaced`]), on the page as it was laid out.
 pub(crate) fn strip(pages: &mut [Page]) {
     let last_page = pages.len() as u64;
-    for page in pages.iter_mut() {
+    let titles = OnceCell::new();
+    let spaced: Vec<Vec<bool>> = (0..pages.len()).map(|i| spaced::entries(pages, i, &titles)).collect();
+    for (page, spaced) in pages.iter_mut().zip(spaced) {
+        if !spaced.is_empty() {
+            let mut listed = spaced.into_iter();
+            page.lines.retain(|_| !listed.next().unwrap_or(false));
+        }
         let entries = page.lines.iter().filter(|l| entry(&l.text, last_page)).count();
         if entries >= MIN_ENTRIES {
             // An index's letter headings (`A`, `B`, …) go with its entries.
@@ -36,6 +54,11 @@ fn letter(text: &str) -> bool {
     chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
 }
 
+/// Whether `word` is a lower-case roman page number (front matter).
+fn roman(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l'))
+}
+
 /// Whether `text` is a title, a leader of dots and a page number (arabic,
 /// or lower-case roman for front matter).
 fn entry(text: &str, last_page: u64) -> bool {
@@ -44,7 +67,7 @@ fn entry(text: &str, last_page: u64) -> bool {
     };
     let numbered = match number.parse::<u64>() {
         Ok(n) => (1..=last_page).contains(&n),
-        Err(_) => !number.is_empty() && number.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l')),
+        Err(_) => roman(number),
     };
     let title = rest.trim_end_matches(|c: char| c == '.' || c == '…' || c.is_whitespace());
     let leader = &rest[title.len()..];
