@@ -19,9 +19,8 @@
 //! whose other text is only labels (`Table of Contents`), or in paragraphs
 //! one after another, an entry each (a word processor's export). A chunk of
 //! it would name every section of the page and stand in for each of them in
-//! search. An author's list of
-//! cross-references (`Sección 3.1.1, “Stage 1: the UEFI”`) does not read as
-//! the headings do, and stays.
+//! search. An author's list of cross-references (`Sección 3.1.1, “Stage 1:
+//! the UEFI”`) does not read as the headings do, and stays.
 
 use super::selector;
 use ego_tree::{NodeId, NodeRef};
@@ -75,12 +74,12 @@ const HEADING_DOWN: usize = 64;
 /// entry as one, and pandoc a chapter's entry of a `.docx` as a heading),
 /// at most `ITEM_UP` levels above its link.
 const ITEMS: [&str; 11] = ["li", "dt", "dd", "tr", "p", "h1", "h2", "h3", "h4", "h5", "h6"];
+const ITEM_UP: usize = 4;
 
 /// Most visible characters beside an entry's link in its item, for entries
 /// that stand in a run of paragraphs with no list around them (a page
 /// number, `iv`).
 const ENTRY_LABELS: usize = 8;
-const ITEM_UP: usize = 4;
 
 /// The elements of `html` that are site chrome, to be left out with all
 /// they hold.
