@@ -35,7 +35,7 @@ fn copy_fixtures(kind: &str, to: &Path) {
         // documents, and the hand-written flat ODT the word fixtures are
         // made from, which would be one more copy of the same policy) are
         // not fixtures.
-        const SOURCES: [&str; 9] = [
+        const SOURCES: [&str; 10] = [
             "make.sh",
             "make.py",
             "make_msg.py",
@@ -45,6 +45,7 @@ fn copy_fixtures(kind: &str, to: &Path) {
             "contents.py",
             "office.py",
             "tables.py",
+            "toc.py",
         ];
         if !SOURCES.contains(&name.as_str()) && !name.ends_with(".fodt") {
             std::fs::copy(&path, to.join(&name)).unwrap();
@@ -174,6 +175,7 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "contents.pdf",
         "parts.pdf",
         "weather.pdf",
+        "toc.pdf",
         "intro.wav",
         "intro-flac.flac",
         "intro-ogg.ogg",
