@@ -9,7 +9,7 @@
 //! Contents without a leader (a word processor's tab stop with no fill:
 //! `Basic Entities        7`) are told by their layout and by the body:
 //! the page number stands well apart from its title, the page numbers of
-//! the page's entries end at one tab stop and never go down, and their
+//! the page's entries end at one tab stop and rise, never going down, and their
 //! titles are again lines of other pages (the headings they list). A table
 //! of names and small numbers is not such a list: its first cells are not
 //! the document's headings.
@@ -54,9 +54,13 @@ fn letter(text: &str) -> bool {
     chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
 }
 
-/// Whether `word` is a lower-case roman page number (front matter).
-fn roman(word: &str) -> bool {
-    !word.is_empty() && word.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l'))
+/// `word` as a page number of a document of `last_page` pages: an arabic
+/// one, or 0 for a lower-case roman one (front matter comes first).
+fn page_number(word: &str, last_page: u64) -> Option<u64> {
+    match word.parse::<u64>() {
+        Ok(n) => (1..=last_page).contains(&n).then_some(n),
+        Err(_) => (!word.is_empty() && word.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l'))).then_some(0),
+    }
 }
 
 /// Whether `text` is a title, a leader of dots and a page number (arabic,
@@ -65,10 +69,7 @@ fn entry(text: &str, last_page: u64) -> bool {
     let Some((rest, number)) = text.trim_end().rsplit_once(|c: char| c.is_whitespace() || c == '.') else {
         return false;
     };
-    let numbered = match number.parse::<u64>() {
-        Ok(n) => (1..=last_page).contains(&n),
-        Err(_) => roman(number),
-    };
+    let numbered = page_number(number, last_page).is_some();
     let title = rest.trim_end_matches(|c: char| c == '.' || c == '…' || c.is_whitespace());
     let leader = &rest[title.len()..];
     let dots = leader.chars().map(|c| if c == '…' { 3 } else { usize::from(c == '.') }).sum::<usize>();

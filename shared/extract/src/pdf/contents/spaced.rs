@@ -2,7 +2,7 @@
 //! ending at the tab stop the page's other entries end at (or, on a page
 //! that is contents, naming a heading of the document).
 
-use super::MIN_ENTRIES;
+use super::{MIN_ENTRIES, page_number};
 use crate::pdf::layout::{Line, Page};
 use std::cell::OnceCell;
 use std::collections::HashMap;
@@ -112,14 +112,6 @@ fn candidate(line: usize, l: &Line, last_page: u64) -> Option<Candidate> {
     let number = page_number(&l.text[last.start..last.end], last_page)?;
     let apart = last.x0 - before.x1 >= MIN_GAP_EM * l.size;
     Some(Candidate { line, title_end: before.end, number, right: last.x1, apart })
-}
-
-/// An arabic page number of the document, or 0 for a lower-case roman one.
-fn page_number(word: &str, last_page: u64) -> Option<u64> {
-    match word.parse::<u64>() {
-        Ok(n) => (1..=last_page).contains(&n).then_some(n),
-        Err(_) => super::roman(word).then_some(0),
-    }
 }
 
 /// A line's words, lower-cased, without the section number that opens it
