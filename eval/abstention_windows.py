@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from rerank import Encoder, load_chunks, windows  # noqa: E402
+from rerank import Encoder, corpus_args, load_chunks, windows  # noqa: E402
 
 
 def heading(chunk: dict) -> str:
@@ -58,12 +58,7 @@ def report(name: str, distance: np.ndarray, inside: np.ndarray, split: np.ndarra
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", required=True)
-    ap.add_argument("--ragpipe", default="target/debug/ragpipe")
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--golden", default="eval/golden.jsonl")
-    ap.add_argument("--ood", default="eval/ood.jsonl")
-    ap.add_argument("--corpus", default="eval/corpus")
+    corpus_args(ap)
     ap.add_argument("--window", type=int, default=32)
     ap.add_argument("--top", default="1,3,10")
     args = ap.parse_args()

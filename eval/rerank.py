@@ -102,6 +102,18 @@ def load_chunks(ragpipe: str, data_dir: str, corpus: Path) -> dict[str, list[dic
     return docs
 
 
+def corpus_args(ap: argparse.ArgumentParser) -> None:
+    """The arguments of a script that reads an index's chunks and embeds
+    them with one provisioned model against the golden and out-of-domain
+    questions."""
+    ap.add_argument("--data-dir", required=True)
+    ap.add_argument("--ragpipe", default="target/debug/ragpipe")
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--golden", default="eval/golden.jsonl")
+    ap.add_argument("--ood", default="eval/ood.jsonl")
+    ap.add_argument("--corpus", default="eval/corpus")
+
+
 def windows(content: str, words: int) -> list[str]:
     """The content in windows of `words` words, each starting half a window
     after the last; a chunk no longer than a window is its own window."""

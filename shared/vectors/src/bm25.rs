@@ -107,7 +107,8 @@ impl Bm25 {
     }
 
     /// The text's terms, with each date, identifier and grouped number once
-    /// more as one normalised term ([`crate::keys`]).
+    /// more as one normalised term ([`crate::keys`]), and a table row's keys
+    /// paired with its words ([`crate::pairs`]).
     pub fn document(&self, text: &str) -> SparseVec {
         self.for_documents(&[text]).document(text)
     }
@@ -118,7 +119,8 @@ impl Bm25 {
     }
 
     /// The question's terms, keys included, and its key terms alone (dates,
-    /// identifiers, grouped numbers; `None` when it names none), each by the
+    /// identifiers, grouped numbers, each paired with the question's words;
+    /// `None` when it names none), each by the
     /// base analysis and, auto, by the question's own language's as well:
     /// the language is guessed and the keys found once for both.
     pub fn queries(&self, text: &str) -> (SparseVec, Option<SparseVec>) {
@@ -129,7 +131,8 @@ impl Bm25 {
         };
         analyses.extend(own.as_ref());
         let terms = |text: &str| analyses.iter().map(|a| a.query(text)).reduce(union).unwrap_or_default();
-        let keys = crate::keys::key_terms(text, true);
+        let mut keys = crate::keys::key_terms(text, true);
+        keys.extend(crate::pairs::query_pairs(text, &keys));
         (terms(&with_keys(text, &keys)), (!keys.is_empty()).then(|| terms(&keys.join(" "))))
     }
 
@@ -178,7 +181,9 @@ impl Analysis {
 
     /// The text's terms, keys included (see [`Bm25::document`]).
     pub fn document(&self, text: &str) -> SparseVec {
-        convert(self.inner.embed_document(&with_keys(text, &crate::keys::key_terms(text, false))))
+        let mut keys = crate::keys::key_terms(text, false);
+        keys.extend(crate::pairs::row_pairs(text));
+        convert(self.inner.embed_document(&with_keys(text, &keys)))
     }
 
     fn query(&self, text: &str) -> SparseVec {

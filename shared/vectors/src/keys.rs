@@ -172,7 +172,7 @@ fn numeric_date(w: &str) -> Option<Vec<String>> {
 /// `April`, `apr`, `Apr.`, `Sept` → the month's number. "May" and "March"
 /// are words too: a month counts only beside a day and a year.
 /// Called on every word of every chunk at ingest: compares without allocating.
-fn month(w: &str) -> Option<u32> {
+pub(crate) fn month(w: &str) -> Option<u32> {
     let w = w.trim_end_matches('.');
     let abbreviation = w.len() == 3 || w.eq_ignore_ascii_case("sept");
     let matches = |m: &str| {
@@ -192,7 +192,7 @@ fn beside<'a>(words: &[&'a str], i: usize, forward: bool) -> Vec<&'a str> {
     }
 }
 
-fn joiner(w: &str) -> bool {
+pub(crate) fn joiner(w: &str) -> bool {
     ["of", "de", "del"].iter().any(|j| w.eq_ignore_ascii_case(j))
 }
 

@@ -13,6 +13,7 @@ pub mod conformance;
 mod edge;
 pub mod keys;
 pub mod language;
+pub mod pairs;
 mod payload;
 mod qdrant;
 pub mod retrieval;
