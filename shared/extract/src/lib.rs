@@ -55,8 +55,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// table laid out on a PDF page is read as rows of cells, its header over
 /// the rows of the pages it goes on to; 13: a PDF's table of contents
 /// without dot leaders, and an HTML export's contents written a paragraph
-/// per entry, are left out).
-pub const EXTRACTOR_VERSION: &str = "13";
+/// per entry, are left out; 14: so is a PDF's back-of-book index set
+/// without leaders, `term, 3` in alphabetical order).
+pub const EXTRACTOR_VERSION: &str = "14";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

@@ -114,7 +114,8 @@ fn contents_and_index_entries_are_left_out() {
 /// navigation too: its page keeps the document's opening and the contents'
 /// heading and loses the entries, which before read as a two-column table
 /// (`Scheduling | 2`) naming every section on the first page; the headings
-/// they list stay on their own pages.
+/// they list stay on their own pages. Its index, set as Word and LaTeX set
+/// one (`lockout, 3` in two columns), goes the same way.
 #[test]
 fn contents_without_leaders_are_left_out() {
     let doc = extract(Kind::Pdf, "toc.pdf", &fixture("toc.pdf")).unwrap();
@@ -128,6 +129,10 @@ fn contents_without_leaders_are_left_out() {
     for (page, heading) in [(1, "Before the visit"), (1, "Spare parts"), (2, "Diagnosis"), (3, "Reporting")] {
         assert!(pages[page].lines().any(|l| l == heading), "page {}: {:?}", page + 1, pages[page]);
     }
+    // The index, `term, page` in two columns with no leader, goes too; its
+    // terms stay where the chapters use them.
+    assert_eq!(pages[4], "Alphabetical Index");
+    assert!(pages[2].contains("error log") && pages[3].contains("visit report"), "{:?}", doc.text);
 }
 
 /// A Writer table in a PDF (LibreOffice, `tables.py`) reads as rows of

@@ -6,6 +6,10 @@
 //! concepts that it ranks above the passages that explain them. So a page's
 //! entries are left out when the page is made of them.
 //!
+//! An index set without leaders (`lockout, 3`, Word's and LaTeX's way) is
+//! told by its order and by the body: its terms run alphabetically and the
+//! rest of the document uses them ([`comma`]).
+//!
 //! Contents without a leader (a word processor's tab stop with no fill:
 //! `Basic Entities        7`) are told by their layout and by the body:
 //! the page number stands well apart from its title, the page numbers of
@@ -14,6 +18,7 @@
 //! of names and small numbers is not such a list: its first cells are not
 //! the document's headings.
 
+mod comma;
 mod spaced;
 
 use super::layout::Page;
@@ -29,17 +34,24 @@ const MIN_DOTS: usize = 3;
 /// Removes the table-of-contents and index entries from every page that
 /// holds `MIN_ENTRIES` of them, in place. An entry's page number cannot
 /// be past the document's last page, so a price list (`Espresso . . . 250`)
-/// is not taken for one. Entries without a leader go first (see
-/// [`spaced`]), on the page as it was laid out.
+/// is not taken for one. Entries without a leader go first (contents at
+/// a tab stop, [`spaced`]; an index's `term, 3`, [`comma`]), on the page as
+/// it was laid out.
 pub(crate) fn strip(pages: &mut [Page]) {
     let last_page = pages.len() as u64;
-    let titles = OnceCell::new();
+    let (titles, text) = (OnceCell::new(), OnceCell::new());
     let spaced: Vec<Vec<bool>> = (0..pages.len()).map(|i| spaced::entries(pages, i, &titles)).collect();
-    for (page, spaced) in pages.iter_mut().zip(spaced) {
-        if !spaced.is_empty() {
-            let mut listed = spaced.into_iter();
-            page.lines.retain(|_| !listed.next().unwrap_or(false));
-        }
+    let comma: Vec<Vec<bool>> = (0..pages.len()).map(|i| comma::entries(pages, i, &text)).collect();
+    for ((page, spaced), comma) in pages.iter_mut().zip(spaced).zip(comma) {
+        // Both masks are over the lines as laid out; an index's letter
+        // headings go with its entries.
+        let (index, mut n) = (!comma.is_empty(), 0);
+        page.lines.retain(|l| {
+            let listed = |mask: &[bool]| mask.get(n).copied().unwrap_or(false);
+            let keep = !(listed(&spaced) || listed(&comma) || (index && letter(&l.text)));
+            n += 1;
+            keep
+        });
         let entries = page.lines.iter().filter(|l| entry(&l.text, last_page)).count();
         if entries >= MIN_ENTRIES {
             // An index's letter headings (`A`, `B`, …) go with its entries.
