@@ -36,3 +36,46 @@ fn a_row_is_found_by_its_key_and_its_name_together() {
         assert!(first["locator"].as_str().unwrap().starts_with("#page="), "cited by page: {first}");
     }
 }
+
+/// A log exported with ISO timestamps (`2024-03-05T14:20:00Z`, as databases
+/// and a sheet's date-time cells write them) is found by the day asked in
+/// words and the host: the timestamp's date is a key like any date.
+#[test]
+fn a_timestamped_row_is_found_by_its_day_and_host() {
+    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let events = ["disk full", "certificate expired", "backup finished", "restart", "memory pressure"];
+    let mut csv = String::from("time,host,event\n");
+    for day in 0..300u32 {
+        let (month, dom) = month_day(day);
+        for (hour, host) in [(3, "db-1"), (9, "web-1")] {
+            let event = events[(day as usize + hour) % events.len()];
+            csv.push_str(&format!("2024-{month:02}-{dom:02}T{hour:02}:20:00Z,{host},{event}\n"));
+        }
+    }
+    std::fs::write(folder.path().join("events.csv"), csv).unwrap();
+    let run =
+        |args: &[&str]| Command::new(ragpipe_bin()).arg("--data-dir").arg(data.path()).args(args).output().unwrap();
+    let out = run(&["ingest", folder.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let asked = "What happened on web-1 on 5 March 2024?";
+    let out = run(&["search", asked, "--json", "--no-threshold"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let content = json["hits"][0]["content"].as_str().unwrap_or_else(|| panic!("{json}"));
+    let row = "2024-03-05T09:20:00Z | web-1 | ";
+    assert!(content.lines().any(|l| l.starts_with(row)), "{asked}: the first hit lacks {row:?}:\n{content}");
+}
+
+/// Day `n` of 2024 (0 = 1 January) as (month, day of month).
+fn month_day(n: u32) -> (u32, u32) {
+    let lengths = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let (mut month, mut left) = (1, n);
+    for len in lengths {
+        if left < len {
+            break;
+        }
+        left -= len;
+        month += 1;
+    }
+    (month, left + 1)
+}

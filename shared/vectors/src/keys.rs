@@ -10,7 +10,8 @@
 //! - dates → `d20150428` (ISO, `/` and `.` separated, day-month-year and
 //!   month-day-year where the numbers allow both, two-digit years, English
 //!   and Spanish month names and abbreviations before or after the day,
-//!   `28th of April 2015` and `28 de abril de 2015` too), and each also
+//!   `28th of April 2015` and `28 de abril de 2015` too, and an ISO
+//!   timestamp's date, `2015-04-28T10:30:00Z`), and each also
 //!   → its month, `m201504`, which is what a month written without a day
 //!   gives (`April 2015`, `Apr 2015`, `2015-04`, `04/2015`): a monthly table
 //!   keys its rows by the first of the month, and people ask for the month;
@@ -141,8 +142,13 @@ fn year(s: &str) -> Option<u32> {
 }
 
 /// `2015-04-28`, `2015/4/28`, `28.04.2015`, `04/28/2015`, `11/11/07`: every
-/// reading the numbers allow.
+/// reading the numbers allow; an ISO timestamp's date
+/// (`2015-04-28T10:30:00Z`, as databases and JSON export them).
 fn numeric_date(w: &str) -> Option<Vec<String>> {
+    let w = match w.split_once('T') {
+        Some((date, time)) if date.len() == 10 && time.starts_with(|c: char| c.is_ascii_digit()) => date,
+        _ => w,
+    };
     let sep = w.chars().find(|c| matches!(c, '-' | '/' | '.'))?;
     let parts: Vec<&str> = w.split(sep).collect();
     if parts.len() != 3 {
@@ -278,6 +284,11 @@ mod tests {
         assert_eq!(doc("11/11/07"), ["d20071111", "m200711"]);
         assert_eq!(doc("Jan 1 2000"), ["d20000101", "m200001"]);
         assert_eq!(doc("28-Apr-2015"), ["d20150428", "m201504"]);
+        assert_eq!(doc("2015-04-28T10:30:00Z | 3.5"), ["d20150428", "m201504"]);
+        assert_eq!(doc("2015-04-28T10:30:00+02:00"), ["d20150428", "m201504"]);
+        for not in ["2015-04-28Tuesday", "AB-12-34T5"] {
+            assert!(!doc(not).iter().any(|t| t.starts_with(['d', 'm'])), "{not}: {:?}", doc(not));
+        }
         assert!(doc("2015-13-45").is_empty() && doc("may be 2015").is_empty());
     }
 
