@@ -8,18 +8,40 @@
 
 use ragpipe_integration_tests::ragpipe_bin;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+use tempfile::TempDir;
+
+fn ragpipe(data: &Path, args: &[&str]) -> Output {
+    Command::new(ragpipe_bin()).arg("--data-dir").arg(data).args(args).output().unwrap()
+}
+
+/// A new index of `folder`'s files.
+fn ingest(folder: &Path) -> TempDir {
+    let data = tempfile::tempdir().unwrap();
+    let out = ragpipe(data.path(), &["ingest", folder.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    data
+}
+
+/// Asserts that the first hit for `asked` holds a row starting with `row`
+/// (the whole row when it ends in no ` | `), and returns the hit.
+fn first_hit_holds(data: &Path, asked: &str, row: &str) -> serde_json::Value {
+    let out = ragpipe(data, &["search", asked, "--json", "--no-threshold"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = json["hits"][0].clone();
+    let content = first["content"].as_str().unwrap_or_else(|| panic!("{json}"));
+    let holds = |l: &str| if row.ends_with(" | ") { l.starts_with(row) } else { l == row };
+    assert!(content.lines().any(holds), "{asked}: the first hit lacks {row:?}:\n{content}");
+    first
+}
 
 #[test]
 fn a_row_is_found_by_its_key_and_its_name_together() {
-    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let folder = tempfile::tempdir().unwrap();
     let pdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/rows-pdf/stocks.pdf");
     std::fs::copy(pdf, folder.path().join("stocks.pdf")).unwrap();
-    let run =
-        |args: &[&str]| Command::new(ragpipe_bin()).arg("--data-dir").arg(data.path()).args(args).output().unwrap();
-    let out = run(&["ingest", folder.path().to_str().unwrap(), "--quiet"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-
+    let data = ingest(folder.path());
     for (asked, row) in [
         ("What was the Amazon (AMZN) share price on 08/01/2004?", "AMZN | Aug 1 2004 | 38.14"),
         ("What was the Amazon (AMZN) share price on 1 October 2009?", "AMZN | Oct 1 2009 | 118.81"),
@@ -27,12 +49,7 @@ fn a_row_is_found_by_its_key_and_its_name_together() {
         ("What did Amazon (AMZN) stock trade at in June 2009?", "AMZN | Jun 1 2009 | 83.66"),
         ("Microsoft (MSFT) closing price, 2009-10-01?", "MSFT | Oct 1 2009 | 27.48"),
     ] {
-        let out = run(&["search", asked, "--json", "--no-threshold"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let first = &json["hits"][0];
-        let content = first["content"].as_str().unwrap_or_else(|| panic!("{json}"));
-        assert!(content.lines().any(|l| l == row), "{asked}: the first hit lacks {row:?}:\n{content}");
+        let first = first_hit_holds(data.path(), asked, row);
         assert!(first["locator"].as_str().unwrap().starts_with("#page="), "cited by page: {first}");
     }
 }
@@ -42,7 +59,7 @@ fn a_row_is_found_by_its_key_and_its_name_together() {
 /// words and the host: the timestamp's date is a key like any date.
 #[test]
 fn a_timestamped_row_is_found_by_its_day_and_host() {
-    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let folder = tempfile::tempdir().unwrap();
     let events = ["disk full", "certificate expired", "backup finished", "restart", "memory pressure"];
     let mut csv = String::from("time,host,event\n");
     for day in 0..300u32 {
@@ -53,17 +70,8 @@ fn a_timestamped_row_is_found_by_its_day_and_host() {
         }
     }
     std::fs::write(folder.path().join("events.csv"), csv).unwrap();
-    let run =
-        |args: &[&str]| Command::new(ragpipe_bin()).arg("--data-dir").arg(data.path()).args(args).output().unwrap();
-    let out = run(&["ingest", folder.path().to_str().unwrap(), "--quiet"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-
-    let asked = "What happened on web-1 on 5 March 2024?";
-    let out = run(&["search", asked, "--json", "--no-threshold"]);
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let content = json["hits"][0]["content"].as_str().unwrap_or_else(|| panic!("{json}"));
-    let row = "2024-03-05T09:20:00Z | web-1 | ";
-    assert!(content.lines().any(|l| l.starts_with(row)), "{asked}: the first hit lacks {row:?}:\n{content}");
+    let data = ingest(folder.path());
+    first_hit_holds(data.path(), "What happened on web-1 on 5 March 2024?", "2024-03-05T09:20:00Z | web-1 | ");
 }
 
 /// Day `n` of 2024 (0 = 1 January) as (month, day of month).
@@ -78,4 +86,27 @@ fn month_day(n: u32) -> (u32, u32) {
         month += 1;
     }
     (month, left + 1)
+}
+
+/// A quarterly table keyed `2016 Q3` is asked for "the third quarter of
+/// 2016": the quarter is one key, however either side writes it.
+#[test]
+fn a_quarter_is_found_however_it_is_written() {
+    let folder = tempfile::tempdir().unwrap();
+    let mut csv = String::from("quarter,region,revenue,orders\n");
+    for (r, region) in ["North", "South", "East", "West", "Central", "Islands"].iter().enumerate() {
+        for n in 0..40u32 {
+            let (year, q) = (2010 + n / 4, n % 4 + 1);
+            let revenue = 1_000_000 + (n * 7919 + r as u32 * 104_729) % 500_000;
+            csv.push_str(&format!("{year} Q{q},{region},\"{revenue}\",{}\n", 200 + (n * 31 + r as u32 * 17) % 300));
+        }
+    }
+    std::fs::write(folder.path().join("revenue.csv"), csv).unwrap();
+    let data = ingest(folder.path());
+    for (asked, row) in [
+        ("What was North's revenue in the third quarter of 2016?", "2016 Q3 | North | "),
+        ("Islands orders 1Q12", "2012 Q1 | Islands | "),
+    ] {
+        first_hit_holds(data.path(), asked, row);
+    }
 }

@@ -15,6 +15,8 @@
 //!   → its month, `m201504`, which is what a month written without a day
 //!   gives (`April 2015`, `Apr 2015`, `2015-04`, `04/2015`): a monthly table
 //!   keys its rows by the first of the month, and people ask for the month;
+//! - quarters → `q20191` (`Q1 2019`, `2019-Q1`, `1Q19`, "the first quarter
+//!   of 2019", [`crate::quarters`]);
 //! - identifiers with separators → their letters and digits joined
 //!   (`INV/2024/0042` → `inv20240042`); in a query, a short word followed by
 //!   a number is joined too (`SKU 1042` → `sku1042`);
@@ -56,11 +58,7 @@ const MESES: [&str; 12] = [
 /// The key terms of `text`, to be indexed beside its words. `query` adds
 /// the joins a person makes when typing an identifier with a space.
 pub fn key_terms(text: &str, query: bool) -> Vec<String> {
-    let words: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || matches!(c, '|' | ';' | '(' | ')' | '[' | ']' | '"' | '\''))
-        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ':' | '!' | '?') || c == '.'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(text);
     let (mut out, mut dates) = (Vec::new(), Vec::new());
     for (i, w) in words.iter().enumerate() {
         if let Some(found) = numeric_date(w) {
@@ -87,12 +85,22 @@ pub fn key_terms(text: &str, query: bool) -> Vec<String> {
             out.push(format!("{}{next}", w.to_ascii_lowercase()));
         }
     }
+    out.extend(crate::quarters::quarter_terms(&words));
     // d20150428 → m201504 as well.
     out.extend(dates.iter().map(|d| format!("m{}", &d[1..7])));
     out.extend(dates);
     out.sort();
     out.dedup();
     out
+}
+
+/// The text cut where keys end: at spaces, a table's `|` and brackets,
+/// with the punctuation around a word left out.
+pub(crate) fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '|' | ';' | '(' | ')' | '[' | ']' | '"' | '\''))
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ':' | '!' | '?') || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 fn month_term(y: u32, m: u32) -> Option<String> {

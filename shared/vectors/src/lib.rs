@@ -16,6 +16,7 @@ pub mod language;
 pub mod pairs;
 mod payload;
 mod qdrant;
+mod quarters;
 pub mod retrieval;
 pub mod windows;
 
