@@ -110,3 +110,17 @@ fn a_quarter_is_found_however_it_is_written() {
         first_hit_holds(data.path(), asked, row);
     }
 }
+
+/// Order numbers padded with zeros (`ORD-00042`) are asked for without them.
+#[test]
+fn a_padded_number_is_found_without_its_zeros() {
+    let folder = tempfile::tempdir().unwrap();
+    let mut csv = String::from("order,customer,status\n");
+    for n in 1..=400u32 {
+        let status = ["shipped", "on hold", "delivered", "returned"][(n % 4) as usize];
+        csv.push_str(&format!("ORD-{n:05},customer {},{status}\n", n * 37 % 101));
+    }
+    std::fs::write(folder.path().join("orders.csv"), csv).unwrap();
+    let data = ingest(folder.path());
+    first_hit_holds(data.path(), "what is the status of order ORD 42?", "ORD-00042 | customer 39 | delivered");
+}

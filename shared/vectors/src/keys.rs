@@ -68,6 +68,7 @@ pub fn key_terms(text: &str, query: bool) -> Vec<String> {
         } else if let Some(n) = grouped_number(w) {
             out.push(n);
         } else if let Some(id) = identifier(w) {
+            out.extend(unpadded(w).filter(|u| *u != id));
             out.push(id);
         }
         if month(w).is_some() {
@@ -82,6 +83,8 @@ pub fn key_terms(text: &str, query: bool) -> Vec<String> {
             && month(w).is_none()
             && !joiner(w)
         {
+            let joined = format!("{w} {next}");
+            out.extend(unpadded(&joined));
             out.push(format!("{}{next}", w.to_ascii_lowercase()));
         }
     }
@@ -271,6 +274,24 @@ fn identifier(w: &str) -> Option<String> {
     (joined.len() >= 3).then_some(joined)
 }
 
+/// An identifier whose numbers are padded with zeros, joined without them:
+/// `INV/2024/0042` → `inv202442`, so that `INV-2024-42` and `ORD 42` meet
+/// `ORD-00042` (`None` when no number is padded). Not across a dot: `v1.02`
+/// and `v1.2` are two versions.
+fn unpadded(w: &str) -> Option<String> {
+    let groups: Vec<&str> = w.split(|c: char| !c.is_ascii_alphanumeric()).filter(|g| !g.is_empty()).collect();
+    let padded = |g: &str| g.len() > 1 && g.starts_with('0') && g.chars().all(|c| c.is_ascii_digit());
+    if w.contains('.') || !groups.iter().any(|g| padded(g)) {
+        return None;
+    }
+    let trimmed = |g: &str| match g.trim_start_matches('0') {
+        "" if padded(g) => "0".to_string(),
+        t if padded(g) => t.to_string(),
+        _ => g.to_ascii_lowercase(),
+    };
+    Some(groups.iter().map(|g| trimmed(g)).collect::<String>()).filter(|u| u.len() >= 3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::key_terms;
@@ -327,7 +348,14 @@ mod tests {
     #[test]
     fn identifiers_and_numbers_join() {
         assert_eq!(doc("order SKU-1042 shipped"), ["sku1042"]);
-        assert_eq!(doc("INV/2024/0042"), ["inv20240042"]);
+        assert_eq!(doc("INV/2024/0042"), ["inv20240042", "inv202442"]);
+        assert!(key_terms("invoice INV-2024-42", true).contains(&"inv202442".to_string()));
+        assert_eq!(doc("ORD-00042"), ["ord00042", "ord42"]);
+        assert!(key_terms("where is ord 42", true).contains(&"ord42".to_string()));
+        assert!(key_terms("where is ord 0042", true).contains(&"ord42".to_string()));
+        assert_eq!(doc("AB-0"), ["ab0"], "a zero alone is no padding");
+        assert_eq!(doc("ABC-000"), ["abc0", "abc000"]);
+        assert_eq!(doc("v1.02"), ["v102"], "versions keep their zeros");
         assert!(key_terms("where is sku 1042", true).contains(&"sku1042".to_string()));
         assert!(doc("where is sku 1042").is_empty(), "joins across a space only in queries");
         assert_eq!(doc("population 1,042,300 people"), ["1042300"]);
