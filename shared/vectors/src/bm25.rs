@@ -107,8 +107,9 @@ impl Bm25 {
     }
 
     /// The text's terms, with each date, identifier and grouped number once
-    /// more as one normalised term ([`crate::keys`]), and a table row's keys
-    /// paired with its words ([`crate::pairs`]).
+    /// more as one normalised term ([`crate::keys`]), a table row's keys
+    /// paired with its words ([`crate::pairs`]), and each word written with
+    /// accents once more without them ([`crate::folding`]).
     pub fn document(&self, text: &str) -> SparseVec {
         self.for_documents(&[text]).document(text)
     }
@@ -183,6 +184,7 @@ impl Analysis {
     pub fn document(&self, text: &str) -> SparseVec {
         let mut keys = crate::keys::key_terms(text, false);
         keys.extend(crate::pairs::row_pairs(text));
+        keys.extend(crate::folding::unaccented(text));
         convert(self.inner.embed_document(&with_keys(text, &keys)))
     }
 
@@ -234,6 +236,23 @@ fn convert(v: qdrant_edge::SparseVector) -> SparseVec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_typed_without_accents_meets_the_accented_words() {
+        // (Auto analyses a question in English and in the language detected
+        // in it; a short one typed without accents may be detected as none.)
+        for language in ["spanish", DEFAULT_LANGUAGE] {
+            let bm25 = Bm25::for_language(language).unwrap();
+            let doc = bm25.document("Configuración de la conexión inalámbrica del café");
+            for typed in ["configuracion conexion inalambrica", "configuración conexión cafe"] {
+                let query = bm25.query(typed);
+                assert!(
+                    !query.is_empty() && query.indices.iter().all(|i| doc.indices.contains(i)),
+                    "{language}: {typed}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn stems_and_drops_stop_words() {

@@ -11,6 +11,7 @@ mod collections;
 #[cfg(feature = "testsuite")]
 pub mod conformance;
 mod edge;
+mod folding;
 pub mod keys;
 pub mod language;
 pub mod pairs;
