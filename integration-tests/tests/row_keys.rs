@@ -62,30 +62,16 @@ fn a_timestamped_row_is_found_by_its_day_and_host() {
     let folder = tempfile::tempdir().unwrap();
     let events = ["disk full", "certificate expired", "backup finished", "restart", "memory pressure"];
     let mut csv = String::from("time,host,event\n");
-    for day in 0..300u32 {
-        let (month, dom) = month_day(day);
+    // The first 28 days of ten months: no calendar needed.
+    for (month, dom) in (1..=10u32).flat_map(|m| (1..=28u32).map(move |d| (m, d))) {
         for (hour, host) in [(3, "db-1"), (9, "web-1")] {
-            let event = events[(day as usize + hour) % events.len()];
+            let event = events[(month * 28 + dom + hour) as usize % events.len()];
             csv.push_str(&format!("2024-{month:02}-{dom:02}T{hour:02}:20:00Z,{host},{event}\n"));
         }
     }
     std::fs::write(folder.path().join("events.csv"), csv).unwrap();
     let data = ingest(folder.path());
     first_hit_holds(data.path(), "What happened on web-1 on 5 March 2024?", "2024-03-05T09:20:00Z | web-1 | ");
-}
-
-/// Day `n` of 2024 (0 = 1 January) as (month, day of month).
-fn month_day(n: u32) -> (u32, u32) {
-    let lengths = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    let (mut month, mut left) = (1, n);
-    for len in lengths {
-        if left < len {
-            break;
-        }
-        left -= len;
-        month += 1;
-    }
-    (month, left + 1)
 }
 
 /// A quarterly table keyed `2016 Q3` is asked for "the third quarter of

@@ -142,7 +142,7 @@ fn date_term(y: u32, m: u32, d: u32) -> Option<String> {
     ((1..=days).contains(&d) && (1000..=2999).contains(&y)).then(|| format!("d{y:04}{m:02}{d:02}"))
 }
 
-fn year(s: &str) -> Option<u32> {
+pub(crate) fn year(s: &str) -> Option<u32> {
     let n: u32 = s.parse().ok()?;
     match s.len() {
         4 => Some(n),

@@ -5,7 +5,7 @@
 //! quarter: asked for a quarter, a daily table's ninety rows would all
 //! match.
 
-use crate::keys::joiner;
+use crate::keys::{joiner, year};
 
 /// The quarter terms of a text cut into `words` (as [`crate::keys`] cuts it).
 pub(crate) fn quarter_terms(words: &[&str]) -> Vec<String> {
@@ -28,7 +28,7 @@ pub(crate) fn quarter_terms(words: &[&str]) -> Vec<String> {
             }
             _ => None,
         };
-        out.extend(found.map(|(y, q)| format!("q{y:04}{q}")));
+        out.extend(found.filter(|(y, _)| (1000..=2999).contains(y)).map(|(y, q)| format!("q{y:04}{q}")));
     }
     out
 }
@@ -36,7 +36,11 @@ pub(crate) fn quarter_terms(words: &[&str]) -> Vec<String> {
 /// `Q1`, `q3`, `1Q`, `T2` (Spanish `trimestre`) → the quarter.
 fn quarter(w: &str) -> Option<u32> {
     let w = w.to_ascii_lowercase();
-    let digit = w.strip_prefix(['q', 't']).or_else(|| w.strip_suffix(['q', 't']))?;
+    number(w.strip_prefix(['q', 't']).or_else(|| w.strip_suffix(['q', 't']))?)
+}
+
+/// `1` to `4`.
+fn number(digit: &str) -> Option<u32> {
     digit.parse().ok().filter(|q| (1..=4).contains(q))
 }
 
@@ -52,8 +56,8 @@ fn combined(w: &str) -> Option<(u32, u32)> {
             let at = one.find(['q', 't'])?;
             let (a, b) = (&one[..at], &one[at + 1..]);
             match (a.len(), b.len()) {
-                (4, 1) => year(a).zip(quarter(&format!("q{b}"))),
-                (1, 2 | 4) => year(b).zip(quarter(&format!("q{a}"))),
+                (4, 1) => year(a).zip(number(b)),
+                (1, 2 | 4) => year(b).zip(number(a)),
                 _ => None,
             }
         }
@@ -70,16 +74,6 @@ fn ordinal(w: &str) -> Option<u32> {
         &["fourth", "4th", "cuarto", "4º"],
     ];
     ORDINALS.iter().position(|names| names.iter().any(|n| n.eq_ignore_ascii_case(w))).map(|i| i as u32 + 1)
-}
-
-/// A year of four digits, or two after a quarter (`1Q19`, `Q1'19`).
-fn year(w: &str) -> Option<u32> {
-    let n: u32 = w.parse().ok().filter(|_| w.chars().all(|c| c.is_ascii_digit()))?;
-    match w.len() {
-        4 => (1000..=2999).contains(&n).then_some(n),
-        2 => Some(2000 + n),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
