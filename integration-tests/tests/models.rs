@@ -172,6 +172,18 @@ fn a_spanish_folder_reindexed_with_the_multilingual_model_is_answered_in_spanish
     assert!(clear["nearest_window_distance"].is_null(), "not measured: {clear}");
     assert_eq!(clear["abstained"], false, "{clear}");
     assert!(clear["hits"][0]["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{clear}");
+    // A question typed without its accents is searched once more as its
+    // nearest chunks write it (`órdenes`); a word they also write bare
+    // (`cuando`) stays as typed, and a question typed with them is not read
+    // again.
+    let bare = search("¿Cuando ejecuta batch las ordenes encoladas?");
+    assert_eq!(bare["read_as"], "¿Cuando ejecuta batch las órdenes encoladas?", "{bare}");
+    assert_eq!(bare["abstained"], false, "{bare}");
+    assert!(bare["hits"][0]["document"].as_str().unwrap().ends_with("man-at.1.txt"), "{bare}");
+    assert!(search("¿Cuándo ejecuta batch las órdenes encoladas?")["read_as"].is_null());
+    let typed = ragpipe(data.path(), &[], &["--config", cfg, "search", "¿Cuando ejecuta batch las ordenes encoladas?"]);
+    let said = String::from_utf8_lossy(&typed.stdout);
+    assert!(said.starts_with("searched as: ¿Cuando ejecuta batch las órdenes encoladas?\n"), "{said}");
     let text = ragpipe(data.path(), &[], &["--config", cfg, "search", "¿Cómo pido el reembolso de un taxi?"]);
     let said = String::from_utf8_lossy(&text.stdout);
     assert!(

@@ -64,8 +64,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
 
     let mut results = Vec::with_capacity(golden.len());
     for (g, v) in golden.iter().zip(&vecs) {
-        let mut answer = retrieval::search(store, &bm25, v, &g.query, &opts).await?;
-        ragpipe_search::windows::measure(&windowed, &mut answer, v, None).await?;
+        let answer = searched(store, &bm25, &windowed, &g.query, v, &opts).await?;
         let rank = answer.hits.iter().find(|h| g.answered_by(&h.payload.content, &h.payload.locator)).map(|h| h.rank);
         results.push(QueryResult {
             id: g.id.clone(),
@@ -89,8 +88,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let mut ood_results = Vec::with_capacity(ood.len());
     for (o, v) in ood.iter().zip(&vecs[golden.len()..]) {
-        let mut answer = retrieval::search(store, &bm25, v, &o.query, &opts).await?;
-        ragpipe_search::windows::measure(&windowed, &mut answer, v, None).await?;
+        let answer = searched(store, &bm25, &windowed, &o.query, v, &opts).await?;
         ood_results.push(OodResult {
             id: o.id.clone(),
             nearest_distance: answer.evidence_distance().unwrap_or(2.0),
@@ -115,6 +113,30 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
         print_report(&report);
     }
     Ok(gate(&report, &args))
+}
+
+/// One question searched as `ragpipe search` searches it: read again with
+/// its nearest chunks' accents when they change it, and its windows
+/// measured (every question's, to calibrate).
+async fn searched(
+    store: &dyn VectorStore,
+    bm25: &Bm25,
+    embedder: &std::sync::Arc<dyn Embedder>,
+    query: &str,
+    vector: &[f32],
+    opts: &SearchOptions,
+) -> anyhow::Result<retrieval::Answer> {
+    let mut answer = retrieval::search(store, bm25, vector, query, opts).await?;
+    let mut vector = vector.to_vec();
+    if let Some(again) = answer.with_accents.take() {
+        let e = embedder.clone();
+        let text = again.clone();
+        let embedded = tokio::task::spawn_blocking(move || e.embed_queries(&[text.as_str()])).await??;
+        vector = embedded.vectors.into_iter().next().context("the model embedded no vector")?;
+        answer = retrieval::search(store, bm25, &vector, &again, opts).await?;
+    }
+    ragpipe_search::windows::measure(embedder, &mut answer, &vector, None).await?;
+    Ok(answer)
 }
 
 /// The share of the query's BM25 terms that its first hit's text holds.

@@ -71,6 +71,9 @@ pub fn fusion(config: &Config) -> FusionSetting {
 }
 
 fn print_text(out: &SearchResponse) {
+    if let Some(read_as) = &out.read_as {
+        println!("searched as: {read_as}");
+    }
     if out.abstained {
         // The distance the rule read: the nearest window's, if measured.
         let (what, distance) = match out.nearest_window_distance {

@@ -10,6 +10,11 @@ pub struct SearchResponse {
     /// The index searched (the live one).
     pub index: IndexOut,
     pub query: String,
+    /// The question as it was searched when that differs from `query`: its
+    /// words typed without accents written as the nearest chunks write
+    /// them (`Answer::with_accents`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_as: Option<String>,
     /// Nothing in the index is close enough to the query to be an answer.
     pub abstained: bool,
     /// The cosine distance the nearest chunk had to be within, after the
@@ -76,6 +81,7 @@ impl SearchResponse {
                 pipeline_version: index.pipeline_version.clone(),
             },
             query: query.to_string(),
+            read_as: None,
             abstained: answer.abstained,
             threshold: opts.abstention.map(|a| a.threshold),
             nearest_distance: answer.nearest_distance,

@@ -115,7 +115,7 @@ impl Searcher {
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResponse, SearchError> {
         check(req, self.options.max_top_k)?;
         let live = self.live().await?;
-        let vector = self.query_vector(&live, &req.query).await?;
+        let mut vector = self.query_vector(&live, &req.query).await?;
         let abstention = match self.options.threshold {
             Threshold::Off => None,
             Threshold::Fixed(t) => Some(Abstention::distance(t)),
@@ -136,6 +136,11 @@ impl Searcher {
         let by_windows = self.options.threshold == Threshold::OfModel && live.embedder.abstain_window_words().is_some();
         let first = SearchOptions { abstention: if by_windows { None } else { opts.abstention }, ..opts };
         let mut answer = retrieval::search_in(store, &live.bm25, &vector, &req.query, &first, &req.filter).await?;
+        let read_as = answer.with_accents.take();
+        if let Some(again) = &read_as {
+            vector = self.query_vector(&live, again).await?;
+            answer = retrieval::search_in(store, &live.bm25, &vector, again, &first, &req.filter).await?;
+        }
         if by_windows {
             // A chunk well within the threshold answers whatever its windows
             // say (`Abstention::clearly_answers`); `ragpipe eval` measures
@@ -146,7 +151,7 @@ impl Searcher {
             }
             answer.decide(opts.abstention);
         }
-        Ok(SearchResponse::new(&live.index, &req.query, &opts, answer))
+        Ok(SearchResponse { read_as, ..SearchResponse::new(&live.index, &req.query, &opts, answer) })
     }
 
     /// Opens the live index if it is not open yet (what readiness checks).

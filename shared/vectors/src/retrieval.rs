@@ -104,12 +104,21 @@ pub struct Answer {
     /// model abstains by windows ([`crate::windows`]); the rule then reads
     /// it instead of [`Answer::nearest_distance`].
     pub nearest_window_distance: Option<f32>,
+    /// The question with its words typed without accents written as the
+    /// dense side's nearest chunks write them (`conexion` → `conexión`),
+    /// when that changes it: a caller that can embed it searches once more
+    /// with it ([`crate::folding::with_accents_of`]).
+    pub with_accents: Option<String>,
 }
 
 /// How many of the nearest chunks an [`Answer`] keeps for window evidence
 /// (docs/EVALUATION.md, "Abstention": the top 3 chunks' windows did as well
 /// as the top 10's).
 pub const NEAREST_KEPT: usize = 3;
+
+/// How many of the dense side's nearest chunks a question typed without
+/// accents is written again from ([`Answer::with_accents`]).
+const ACCENT_HITS: usize = 50;
 
 impl Answer {
     /// How much nearer the nearest chunk is than any other document's
@@ -214,6 +223,8 @@ pub async fn search_in(
         other.or(bound).map(|s| 1.0 - s.score)
     });
     let nearest_chunks = dense.iter().take(NEAREST_KEPT).map(|s| s.payload.clone()).collect();
+    let near: Vec<&str> = dense.iter().take(ACCENT_HITS).map(|s| s.payload.text.as_str()).collect();
+    let with_accents = crate::folding::with_accents_of(query_text, &near);
     let mut answer = Answer {
         hits,
         abstained: false,
@@ -221,6 +232,7 @@ pub async fn search_in(
         next_document_distance,
         nearest_chunks,
         nearest_window_distance: None,
+        with_accents,
     };
     answer.decide(opts.abstention);
     Ok(answer)
@@ -422,6 +434,7 @@ mod tests {
             next_document_distance: Some(0.16),
             nearest_chunks: vec![scored(1).payload],
             nearest_window_distance: None,
+            with_accents: None,
         };
         let rule = Some(Abstention::distance(0.145));
         answer.decide(rule);
