@@ -11,7 +11,7 @@
 //! the loss. So a question is also read again with its bare words written
 //! as the chunks nearest to it write them ([`with_accents_of`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
@@ -47,17 +47,36 @@ pub(crate) fn unaccented(text: &str) -> Vec<String> {
 /// a form whose last letter is marked ([`marked_last`]). Of two accented
 /// spellings the more frequent wins.
 pub(crate) fn with_accents_of(question: &str, texts: &[&str]) -> Option<String> {
-    let mut used: HashSet<String> = HashSet::new();
-    let mut accented: HashMap<String, HashMap<String, usize>> = HashMap::new();
-    for word in texts.iter().flat_map(|t| t.split(|c: char| !is_word_char(c))).filter(|w| !w.is_empty()) {
-        let word = word.to_lowercase();
-        if !word.is_ascii() && !marked_last(&word) {
-            let bare = bare(&word);
-            if bare != word && bare.is_ascii() {
-                *accented.entry(bare).or_default().entry(word.clone()).or_default() += 1;
-            }
+    // The question's bare words (lower case), each once; the texts are
+    // read only for those, and not at all when they hold no accent (an
+    // English index pays one ASCII check per chunk, or one pass over the
+    // words of a chunk with a curly quote).
+    let mut typed: Vec<String> =
+        words(question).filter(|w| w.len() > 1 && w.is_ascii()).map(str::to_ascii_lowercase).collect();
+    typed.sort();
+    typed.dedup();
+    if typed.is_empty() || texts.iter().all(|t| t.is_ascii()) {
+        return None;
+    }
+    let find = |word: &str| typed.iter().position(|t| t.eq_ignore_ascii_case(word));
+    // First the accented spellings of those words (only texts with a
+    // non-ASCII letter can hold one), then whether a text uses one bare.
+    let mut accented: Vec<HashMap<String, usize>> = vec![HashMap::new(); typed.len()];
+    for word in texts.iter().flat_map(|t| non_ascii_words(t)) {
+        if !marked_last(word)
+            && let Some(i) = find(&bare(word))
+        {
+            *accented[i].entry(word.to_lowercase()).or_default() += 1;
         }
-        used.insert(word);
+    }
+    if accented.iter().all(HashMap::is_empty) {
+        return None;
+    }
+    let mut used = vec![false; typed.len()];
+    for word in texts.iter().flat_map(|t| words(t)).filter(|w| w.is_ascii()) {
+        if let Some(i) = find(word) {
+            used[i] = true;
+        }
     }
     let mut out = String::with_capacity(question.len() + 8);
     let mut changed = false;
@@ -65,24 +84,46 @@ pub(crate) fn with_accents_of(question: &str, texts: &[&str]) -> Option<String> 
     while let Some(start) = rest.find(is_word_char) {
         out.push_str(&rest[..start]);
         let end = rest[start..].find(|c: char| !is_word_char(c)).map_or(rest.len(), |e| start + e);
-        let typed = &rest[start..end];
-        let lower = typed.to_lowercase();
-        let written = (typed.is_ascii() && !used.contains(&lower))
-            .then(|| accented.get(&lower))
-            .flatten()
-            .and_then(|forms| forms.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))))
-            .map(|(form, _)| cased_as(form, typed));
+        let word = &rest[start..end];
+        let written = find(word)
+            .filter(|&i| word.len() > 1 && word.is_ascii() && !used[i])
+            .and_then(|i| accented[i].iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))))
+            .map(|(form, _)| cased_as(form, word));
         match written {
             Some(form) => {
                 out.push_str(&form);
                 changed = true;
             }
-            None => out.push_str(typed),
+            None => out.push_str(word),
         }
         rest = &rest[end..];
     }
     out.push_str(rest);
     changed.then_some(out)
+}
+
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+}
+
+/// The words of `text` with a non-ASCII letter, found from its non-ASCII
+/// bytes (English text is rarely more than a curly quote).
+fn non_ascii_words(text: &str) -> impl Iterator<Item = &str> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let hit = at + text.as_bytes()[at..].iter().position(|b| !b.is_ascii())?;
+            let end = text[hit..].find(|c: char| !is_word_char(c)).map_or(text.len(), |e| hit + e);
+            // Past the character when it is no letter (a curly quote).
+            at = end.max(hit + text[hit..].chars().next().map_or(1, char::len_utf8));
+            if end > hit {
+                let start = text[..hit]
+                    .rfind(|c: char| !is_word_char(c))
+                    .map_or(0, |i| i + text[i..].chars().next().map_or(1, char::len_utf8));
+                return Some(&text[start..end]);
+            }
+        }
+    })
 }
 
 /// Whether the word's last letter carries the mark (`creó`, `está`, `él`,
@@ -140,6 +181,14 @@ mod tests {
             Some("creo que cambio de sección, esta roto"),
             "a form whose last letter is marked is another word bare (creo, cambio, esta)"
         );
+    }
+
+    #[test]
+    fn the_words_with_a_non_ascii_letter_are_found() {
+        let found: Vec<&str> = super::non_ascii_words("it’s the “configuración” of año-nuevo, naïve").collect();
+        assert_eq!(found, ["configuración", "año", "naïve"]);
+        assert_eq!(super::non_ascii_words("plain text").count(), 0);
+        assert_eq!(super::non_ascii_words("über").collect::<Vec<_>>(), ["über"]);
     }
 
     #[test]
