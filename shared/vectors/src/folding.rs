@@ -26,9 +26,7 @@ fn is_word_char(c: char) -> bool {
 /// The words of `text` written with combining marks (accents, tildes,
 /// diaereses), without them, each once.
 pub(crate) fn unaccented(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = text
-        .split(|c: char| !is_word_char(c))
-        .filter(|w| !w.is_ascii())
+    let mut out: Vec<String> = non_ascii_words(text)
         .filter_map(|w| {
             let bare = bare(w);
             (bare != w && bare.is_ascii()).then_some(bare)
@@ -137,11 +135,9 @@ fn marked_last(word: &str) -> bool {
 /// `form` (lower case) in the case `typed` was typed in: `Conexion` →
 /// `Conexión`, `CONEXION` → `CONEXIÓN`.
 fn cased_as(form: &str, typed: &str) -> String {
-    let mut letters = typed.chars().filter(|c| c.is_alphabetic());
-    let first_upper = letters.next().is_some_and(char::is_uppercase);
-    let all_upper =
-        first_upper && typed.chars().filter(|c| c.is_alphabetic()).count() > 1 && letters.all(char::is_uppercase);
-    if all_upper {
+    let letters: Vec<char> = typed.chars().filter(|c| c.is_alphabetic()).collect();
+    let first_upper = letters.first().is_some_and(|c| c.is_uppercase());
+    if letters.len() > 1 && letters.iter().all(|c| c.is_uppercase()) {
         return form.to_uppercase();
     }
     let mut chars = form.chars();
