@@ -1,6 +1,7 @@
 //! E-books (`.epub`, EPUB 2 and 3): the package document named by
 //! `META-INF/container.xml` lists the book's files (its manifest) and their
-//! reading order (its spine); each chapter in the spine is XHTML, read by
+//! reading order (its spine; a book zipped with its folder, everything
+//! under `epub/`, is read from that folder); each chapter in the spine is XHTML, read by
 //! the HTML extractor, its headings, paragraphs, lists and tables kept, one
 //! after another in one canonical text cited by `#char`. The title is the
 //! package's `dc:title`.
@@ -26,9 +27,12 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         return Err(malformed("not an EPUB file (no zip archive)"));
     }
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "e-book", malformed)?;
-    let container = crate::archive::text(&mut zip, "META-INF/container.xml", malformed)?
+    let root = book_root(&zip).ok_or_else(|| malformed("no META-INF/container.xml"))?;
+    let container_path = format!("{root}META-INF/container.xml");
+    let container = crate::archive::text(&mut zip, &container_path, malformed)?
         .ok_or_else(|| malformed("no META-INF/container.xml"))?;
-    let opf_path = first_attr(&container, "META-INF/container.xml", "rootfile", "full-path")?
+    let opf_path = first_attr(&container, &container_path, "rootfile", "full-path")?
+        .map(|path| format!("{root}{}", path.trim_start_matches('/')))
         .ok_or_else(|| malformed("META-INF/container.xml names no package document"))?;
     let opf = crate::archive::text(&mut zip, &opf_path, malformed)?
         .ok_or_else(|| malformed(&format!("no package document {opf_path}")))?;
@@ -37,9 +41,9 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         let n = package.chapters.len();
         return Err(ExtractError::Limit(format!("{n} chapters exceeds max_pages {}", limits.max_pages)));
     }
-    if let Some(encryption) = crate::archive::text(&mut zip, "META-INF/encryption.xml", malformed)? {
+    if let Some(encryption) = crate::archive::text(&mut zip, &format!("{root}META-INF/encryption.xml"), malformed)? {
         let encrypted = encrypted_entries(&encryption)?;
-        if package.chapters.iter().any(|c| encrypted.contains(c)) {
+        if package.chapters.iter().any(|c| encrypted.iter().any(|e| c.strip_prefix(&root) == Some(e))) {
             return Err(ExtractError::Malformed("encrypted e-book (DRM)".into()));
         }
     }
@@ -52,6 +56,20 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
         b.append(&crate::html::extract(path, &xhtml), 0);
     }
     Ok(b.build(package.title.unwrap_or_else(|| fallback_title(name)), Kind::Ebook))
+}
+
+/// The folder the book's files are in: the archive's root, where the
+/// standard puts `META-INF/container.xml`, or the one folder holding it when
+/// a book's folder was zipped whole (`epub/META-INF/container.xml`,
+/// `epub/OEBPS/…`, as Debian's `debian-edu-doc` manuals ship); then every
+/// path the book names is under that folder. `None` when no container is
+/// anywhere.
+fn book_root(zip: &crate::archive::Zip<'_>) -> Option<String> {
+    const CONTAINER: &str = "META-INF/container.xml";
+    zip.file_names()
+        .filter_map(|name| Some(name.ok()?.strip_suffix(CONTAINER)?.to_string()))
+        .filter(|root| root.is_empty() || root.ends_with('/'))
+        .min_by_key(String::len)
 }
 
 fn malformed(reason: &str) -> ExtractError {

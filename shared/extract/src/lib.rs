@@ -56,8 +56,12 @@ pub use pdf::NO_TEXT_LAYER;
 /// the rows of the pages it goes on to; 13: a PDF's table of contents
 /// without dot leaders, and an HTML export's contents written a paragraph
 /// per entry, are left out; 14: so is a PDF's back-of-book index set
-/// without leaders, `term, 3` in alphabetical order).
-pub const EXTRACTOR_VERSION: &str = "14";
+/// without leaders, `term, 3` in alphabetical order; 15: a PDF's running
+/// header goes from a figure's page that holds nothing else and from front
+/// matter numbered `ii`, `iii`, and a contents line whose number is set
+/// against its title, `12.Upgrades 70`, goes with the rest of its page;
+/// an EPUB zipped with its folder is read).
+pub const EXTRACTOR_VERSION: &str = "15";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

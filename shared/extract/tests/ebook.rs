@@ -64,6 +64,28 @@ fn libreoffice_s_export_reads_as_what_it_wrote() {
     assert!(doc.text.ends_with("Allowances are paid with the salary of the following month."), "{}", doc.text);
 }
 
+/// Debian's `debian-edu-doc` manuals are zipped with their folder: every
+/// entry under `epub/`, no `mimetype` at the root. Read from that folder,
+/// such a book is the book; its DRM is still found there.
+#[test]
+fn a_book_zipped_with_its_folder_is_read_from_that_folder() {
+    let book = fixture("field-guide.epub");
+    let nested = rebuilt(&book, |name| (name != "mimetype").then(|| format!("epub/{name}")), &[]);
+    let (flat, read) = (
+        open_with("field-guide.epub", &book, &Limits::default()).unwrap(),
+        open_with("field-guide.epub", &nested, &Limits::default()).unwrap(),
+    );
+    assert_eq!((read.title.as_str(), read.text.as_str()), (flat.title.as_str(), flat.text.as_str()));
+    assert_eq!(common::blocks(&read), common::blocks(&flat));
+    let locked = with_entry(&nested, "epub/META-INF/encryption.xml", LOCKED);
+    let reason = open_with("book.epub", &locked, &Limits::default()).unwrap_err().to_string();
+    assert_eq!(reason, "encrypted e-book (DRM)");
+    // Without a container anywhere, the reason names what is missing.
+    let bare = rebuilt(&book, |name| (!name.ends_with("container.xml")).then(|| name.to_string()), &[]);
+    let reason = open_with("book.epub", &bare, &Limits::default()).unwrap_err().to_string();
+    assert_eq!(reason, "malformed e-book: no META-INF/container.xml");
+}
+
 #[test]
 fn detected_by_content_without_an_extension() {
     for name in ["field-guide.epub", "policy.epub"] {
@@ -85,34 +107,41 @@ fn broken_oversized_and_locked_books_fail_with_their_reason() {
     let small = Limits { max_decompressed_bytes: 1024, ..defaults };
     let inflated = reason(&book, &small);
     assert!(inflated.starts_with("limit exceeded: e-book inflates to "), "{inflated}");
-    let encryption = r#"<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
-        xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
-        <enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
-        <enc:CipherData><enc:CipherReference URI="EPUB/records.xhtml"/></enc:CipherData>
-        </enc:EncryptedData></encryption>"#;
-    let locked = with_entry(&book, "META-INF/encryption.xml", encryption);
+    let locked = with_entry(&book, "META-INF/encryption.xml", LOCKED);
     assert_eq!(reason(&locked, &defaults), "encrypted e-book (DRM)");
     let lost = with_entry(&book, "META-INF/container.xml", "<container/>");
     assert_eq!(reason(&lost, &defaults), "malformed e-book: META-INF/container.xml names no package document");
 }
 
+/// An `encryption.xml` locking the field guide's last chapter with AES.
+const LOCKED: &str = r#"<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
+    xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
+    <enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
+    <enc:CipherData><enc:CipherReference URI="EPUB/records.xhtml"/></enc:CipherData>
+    </enc:EncryptedData></encryption>"#;
+
 /// `book` with entry `name` added, or replaced by `text`.
 fn with_entry(book: &[u8], name: &str, text: &str) -> Vec<u8> {
+    rebuilt(book, |entry| (entry != name).then(|| entry.to_string()), &[(name, text)])
+}
+
+/// `book`'s entries, each renamed by `rename` or left out (`None`), then
+/// `added`.
+fn rebuilt(book: &[u8], rename: impl Fn(&str) -> Option<String>, added: &[(&str, &str)]) -> Vec<u8> {
     let mut source = zip::ZipArchive::new(std::io::Cursor::new(book)).unwrap();
     let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default();
     for i in 0..source.len() {
         let mut entry = source.by_index(i).unwrap();
-        let entry_name = entry.name().unwrap().to_string();
-        if entry_name == name {
-            continue;
-        }
+        let Some(entry_name) = rename(&entry.name().unwrap()) else { continue };
         let mut bytes = Vec::new();
         entry.read_to_end(&mut bytes).unwrap();
         out.start_file(entry_name, options).unwrap();
         out.write_all(&bytes).unwrap();
     }
-    out.start_file(name, options).unwrap();
-    out.write_all(text.as_bytes()).unwrap();
+    for (name, text) in added {
+        out.start_file(*name, options).unwrap();
+        out.write_all(text.as_bytes()).unwrap();
+    }
     out.finish().unwrap().into_inner()
 }

@@ -43,20 +43,18 @@ pub(crate) fn strip(pages: &mut [Page]) {
     let spaced: Vec<Vec<bool>> = (0..pages.len()).map(|i| spaced::entries(pages, i, &titles)).collect();
     let comma: Vec<Vec<bool>> = (0..pages.len()).map(|i| comma::entries(pages, i, &text)).collect();
     for ((page, spaced), comma) in pages.iter_mut().zip(spaced).zip(comma) {
-        // Both masks are over the lines as laid out; an index's letter
-        // headings go with its entries.
+        // All three are read off the lines as laid out (a page whose
+        // entries at a tab stop go keeps no leader line of its contents);
+        // an index's letter headings (`A`, `B`, …) go with its entries.
+        let leaders = page.lines.iter().filter(|l| entry(&l.text, last_page)).count() >= MIN_ENTRIES;
         let (index, mut n) = (!comma.is_empty(), 0);
         page.lines.retain(|l| {
             let listed = |mask: &[bool]| mask.get(n).copied().unwrap_or(false);
-            let keep = !(listed(&spaced) || listed(&comma) || (index && letter(&l.text)));
+            let led = leaders && entry(&l.text, last_page);
+            let keep = !(listed(&spaced) || listed(&comma) || led || ((index || leaders) && letter(&l.text)));
             n += 1;
             keep
         });
-        let entries = page.lines.iter().filter(|l| entry(&l.text, last_page)).count();
-        if entries >= MIN_ENTRIES {
-            // An index's letter headings (`A`, `B`, …) go with its entries.
-            page.lines.retain(|l| !entry(&l.text, last_page) && !letter(&l.text));
-        }
     }
 }
 

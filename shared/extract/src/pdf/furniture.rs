@@ -45,11 +45,35 @@ fn counts_pages(seen: &[(usize, Vec<u64>)]) -> bool {
 }
 
 /// A number that is a line's first or last word, where running headers
-/// set the page number (`19 Chapter 4`, `Chapter 4: Function reference 19`).
+/// set the page number (`19 Chapter 4`, `Chapter 4: Function reference 19`,
+/// a front matter's `Manual iv`).
 fn numbers(text: &str) -> Vec<u64> {
     let mut words = text.split_whitespace();
     let (first, last) = (words.next(), words.next_back());
-    [first, last].into_iter().flatten().filter_map(|w| w.parse().ok()).collect()
+    [first, last].into_iter().flatten().filter_map(|w| w.parse().ok().or_else(|| roman(w))).collect()
+}
+
+/// A lower-case roman numeral's value up to 399 (front matter's page
+/// numbers), written the one way it is written (`iv`, not `iiii`; `civil`
+/// and `mix` are words).
+fn roman(word: &str) -> Option<u64> {
+    const DIGITS: [(u64, &str); 9] =
+        [(100, "c"), (90, "xc"), (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")];
+    if word.is_empty() || word.len() > 9 {
+        return None;
+    }
+    let (mut rest, mut value) = (word, 0);
+    for (n, digits) in DIGITS {
+        // At most three of `i`, `x`, `c`; one of any other.
+        let most = if matches!(digits, "i" | "x" | "c") { 3 } else { 1 };
+        for _ in 0..most {
+            match rest.strip_prefix(digits) {
+                Some(r) => (rest, value) = (r, value + n),
+                None => break,
+            }
+        }
+    }
+    (rest.is_empty()).then_some(value)
 }
 
 /// Removes furniture lines from every page, in place.
@@ -77,6 +101,15 @@ pub(crate) fn strip(pages: &mut [Page]) {
     for page in pages.iter_mut() {
         let candidates = edge_lines(page);
         let mut drop = Vec::new();
+        if page.lines.len() <= EDGE_LINES {
+            // A page of a line or two (a figure's page under its running
+            // header): a line goes when it is a page number or one of the
+            // fuller pages' running lines, at either edge.
+            let running = |t: &str| [Edge::Top, Edge::Bottom].into_iter().any(|e| repeated(&(e, key(t))));
+            drop.extend(
+                (0..page.lines.len()).filter(|&i| is_page_number(&page.lines[i].text) || running(&page.lines[i].text)),
+            );
+        }
         // From each edge inwards, stopping at the first line that is content:
         // a second line is furniture only below a first one (two-line headers).
         for edge in [Edge::Top, Edge::Bottom] {
@@ -119,14 +152,20 @@ fn edge_lines(page: &Page) -> Vec<(Edge, usize)> {
     top.chain(bottom).collect()
 }
 
-/// A line's identity across pages: whitespace collapsed, digit runs as `#`.
+/// A line's identity across pages: whitespace collapsed, digit runs as `#`,
+/// and so is a roman numeral that opens or ends it (`Manual iv`).
 fn key(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_digits = false;
-    for word in text.split_whitespace() {
+    let last = text.split_whitespace().count().saturating_sub(1);
+    for (n, word) in text.split_whitespace().enumerate() {
         if !out.is_empty() {
             out.push(' ');
             in_digits = false;
+        }
+        if (n == 0 || n == last) && roman(word).is_some() {
+            out.push('#');
+            continue;
         }
         for c in word.chars() {
             if c.is_ascii_digit() {
@@ -228,6 +267,43 @@ mod tests {
         assert!(texts[4..7].iter().all(|t| t[0] == "Architecture"), "{texts:?}");
         assert!(texts[8..11].iter().all(|t| t[0].starts_with("Step ")), "{texts:?}");
         assert!(texts.iter().all(|t| t.len() == 4), "nothing else goes: {texts:?}");
+    }
+
+    #[test]
+    fn a_figure_s_page_and_the_front_matter_lose_their_running_header() {
+        // A title page; front matter numbered ii, iii; seven body pages
+        // `Manual N / 7`, the fourth a screenshot's page with nothing but the
+        // header; a last page holding a caption alone.
+        let mut pages = vec![page(1, &["Manual", "Published 2024", "For schools"])];
+        for (n, title) in [("ii", "Foreword"), ("iii", "Contents")] {
+            let header = format!("Manual {n}");
+            pages.push(page(2, &[&header, title, "Chapter one", "Chapter two"]));
+        }
+        for n in 1..=7 {
+            let header = format!("Manual {n} / 7");
+            let word = ["oak", "ash", "elm", "yew", "fir", "box", "bay"][n as usize - 1];
+            let (body, more) = (format!("About the {word}."), format!("Where the {word} grows."));
+            let lines = [header.as_str(), &body, &more];
+            pages.push(page(n, if n == 4 { &lines[..1] } else { &lines }));
+        }
+        pages.push(page(8, &["Figure 3: the network"]));
+        strip(&mut pages);
+        let texts: Vec<Vec<&str>> = pages.iter().map(|p| p.lines.iter().map(|l| l.text.as_str()).collect()).collect();
+        assert_eq!(texts[0], ["Manual", "Published 2024", "For schools"], "a title is no header");
+        assert_eq!(texts[1], ["Foreword", "Chapter one", "Chapter two"]);
+        assert_eq!(texts[2], ["Contents", "Chapter one", "Chapter two"]);
+        assert!(texts[6].is_empty(), "the screenshot's page: {texts:?}");
+        assert!(texts[3..10].iter().flatten().all(|t| !t.starts_with("Manual")), "{texts:?}");
+        assert_eq!(texts[3..10].iter().map(Vec::len).sum::<usize>(), 12);
+        assert_eq!(texts[10], ["Figure 3: the network"], "a line of its own stays");
+    }
+
+    #[test]
+    fn roman_numerals_are_read_only_as_written() {
+        assert_eq!(["i", "iv", "ix", "xiv", "xl", "cxcix"].map(roman), [1, 4, 9, 14, 40, 199].map(Some));
+        for word in ["iiii", "vv", "civil", "mix", "ic", "vi.", "", "Iv"] {
+            assert_eq!(roman(word), None, "{word}");
+        }
     }
 
     #[test]

@@ -115,9 +115,14 @@ fn candidate(line: usize, l: &Line, last_page: u64) -> Option<Candidate> {
 }
 
 /// A line's words, lower-cased, without the section number that opens it
-/// (`2.1 Basic Entities` and `Basic Entities` are the same heading); empty
-/// when no word has a letter.
+/// (`2.1 Basic Entities` and `Basic Entities` are the same heading, and so
+/// is a contents line's `12.Basic Entities`, its number set against the
+/// title); empty when no word has a letter.
 fn key(text: &str) -> String {
+    let text = text.trim_start();
+    let number = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let glued = number > 0 && text[..number].ends_with('.') && text[number..].starts_with(char::is_alphabetic);
+    let text = if glued { &text[number..] } else { text };
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric() && c != '.')
         .map(|w| w.trim_matches('.'))
@@ -231,11 +236,36 @@ mod tests {
         assert_eq!(candidate(0, &line(700.0, 50.0, "Preface", Some(("iv", 538.0))), 9).map(|c| c.number), Some(0));
     }
 
+    /// DBLaTeX's contents: a chapter's line without a leader, its number
+    /// set against the title (`12.Upgrades 70`), above its sections' lines
+    /// with leaders, some short enough to stand apart from their page
+    /// number, as the chapters' numbers do, and go with them; the rest,
+    /// fewer than three, go as the leader lines of the same page.
+    #[test]
+    fn a_number_set_against_its_title_names_the_heading_and_its_sections_go_too() {
+        let toc = [("1.Scheduling", "2"), ("2.Spare parts", "3"), ("3.Safety", "4")];
+        let mut pages = document(&toc, &|_| 538.0);
+        for (i, title) in ["Scheduling", "Spare parts", "Safety"].iter().enumerate() {
+            pages[i + 1].lines[0] = line(800.0, 50.0, &format!("{}. {title}", i + 1), None);
+        }
+        assert_eq!(listed(&pages), [false, true, true, true]);
+        for (y, dots) in [(600.0, 5), (586.0, 47), (572.0, 5), (558.0, 47)] {
+            let leader = ["3.1", "Rotas"].into_iter().chain(std::iter::repeat_n(".", dots)).collect::<Vec<_>>();
+            pages[0].lines.push(line(y, 50.0, &leader.join(" "), Some(("4", 538.0))));
+        }
+        crate::pdf::contents::strip(&mut pages);
+        let left: Vec<&str> = pages[0].lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(left, ["Contents"]);
+    }
+
     #[test]
     fn a_heading_is_the_same_with_or_without_its_number() {
         assert_eq!(key("2.1 Basic Entities"), "basic entities");
         assert_eq!(key("Basic  entities"), "basic entities");
         assert_eq!(key("1. Introduction"), "introduction");
+        assert_eq!(key("12.Actualizaciones"), "actualizaciones");
+        assert_eq!(key("14.10.Actualizar con un CD"), "actualizar con un cd");
+        assert_eq!(key("3.5mm jack"), "3.5mm jack", "a number that is part of a word stays");
         assert_eq!(key("Version 2.1 notes"), "version 2.1 notes");
         assert_eq!(key("12 34"), "");
     }
