@@ -113,6 +113,7 @@ fn assemble(title: String, pages: &[Page]) -> Document {
     let body = body_size(pages);
     let levels = heading_sizes(pages, body);
     let mut laid_out: Vec<Vec<Part>> = pages.iter().map(|page| parts(page, body, &levels)).collect();
+    title_page(&mut laid_out);
     hyphens::rejoin_all(laid_out.iter_mut().flatten().filter_map(|part| match part {
         Part::Paragraph(_, lines) => Some(lines),
         Part::Table(_) => None,
@@ -274,6 +275,32 @@ fn heading_sizes(pages: &[Page], body: f64) -> Vec<i64> {
     sizes
 }
 
+/// A title page (the first page of a longer document, holding nothing but
+/// lines set larger than the body: a title, then a subtitle, a date, an
+/// author, as DocBook and LaTeX set them) is not the outline: its first
+/// line of the highest level is the title, a heading; the others are text,
+/// or `Publish date: 2024-01-31` would be the parent of every section.
+fn title_page(laid_out: &mut [Vec<Part>]) {
+    let [first, _, ..] = laid_out else { return };
+    let levels: Option<Vec<u8>> = first
+        .iter()
+        .map(|part| match part {
+            Part::Paragraph(level, _) => *level,
+            Part::Table(_) => None,
+        })
+        .collect();
+    let Some(top) = levels.as_ref().and_then(|l| l.iter().position(|&v| Some(v) == l.iter().min().copied())) else {
+        return;
+    };
+    for (k, part) in first.iter_mut().enumerate() {
+        if let Part::Paragraph(level, _) = part
+            && k != top
+        {
+            *level = None;
+        }
+    }
+}
+
 fn heading_level(para: &[&Line], body: f64, sizes: &[i64]) -> Option<u8> {
     if !is_heading(para, body) {
         return None;
@@ -329,6 +356,41 @@ mod tests {
             let page = doc.text.split('\u{c}').nth(b.page.unwrap() as usize - 1).unwrap();
             assert!(page.contains(doc.slice(b)));
         }
+    }
+
+    #[test]
+    fn a_title_page_s_date_and_author_are_no_headings() {
+        let title_page = vec![
+            line(700.0, 24.0, "Field Manual"),
+            line(640.0, 16.0, "Published 2024-01-31"),
+            line(600.0, 14.4, "Ana Ruiz"),
+        ];
+        let chapter = |n: u32, title: &str| Page {
+            number: n,
+            lines: vec![line(800.0, 17.0, title), line(770.0, 10.0, "Body text."), line(757.0, 10.0, "More body.")],
+            ..Page::default()
+        };
+        let pages = vec![
+            Page { number: 1, lines: title_page, ..Page::default() },
+            chapter(2, "1. Setup"),
+            chapter(3, "2. Use"),
+        ];
+        let doc = assemble("Field Manual".into(), &pages);
+        let headings: Vec<(&str, u8)> = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match b.kind {
+                BlockKind::Heading { level } => Some((doc.slice(b), level)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(headings, [("Field Manual", 1), ("1. Setup", 2), ("2. Use", 2)]);
+        assert!(doc.text.starts_with("Field Manual\n\nPublished 2024-01-31\n\nAna Ruiz\u{c}"), "{:?}", doc.text);
+        // A one-page document keeps its sizes: its first page is all of it.
+        let mut memo = pages[0].clone();
+        memo.lines.extend([line(560.0, 10.0, "Body text."), line(547.0, 10.0, "More body.")]);
+        let one = assemble("Memo".into(), &[memo]);
+        assert_eq!(one.blocks.iter().filter(|b| matches!(b.kind, BlockKind::Heading { .. })).count(), 3);
     }
 
     #[test]
