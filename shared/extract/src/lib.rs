@@ -60,8 +60,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// header goes from a figure's page that holds nothing else and from front
 /// matter numbered `ii`, `iii`, and a contents line whose number is set
 /// against its title, `12.Upgrades 70`, goes with the rest of its page;
-/// a title page's date or author heads no section; an EPUB zipped with its
-/// folder is read).
+/// a title page's date or author heads no section; an HTML page's banner
+/// link above its first heading, Publican's `Download the ebook`, is left
+/// out; an EPUB zipped with its folder is read).
 pub const EXTRACTOR_VERSION: &str = "15";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file

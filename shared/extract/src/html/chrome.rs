@@ -21,6 +21,9 @@
 //! it would name every section of the page and stand in for each of them in
 //! search. An author's list of cross-references (`Sección 3.1.1, “Stage 1:
 //! the UEFI”`) does not read as the headings do, and stays.
+//!
+//! And a site's banner: before the page's first heading and any text, one
+//! short link off to the web, alone in its block (`Download the ebook`).
 
 use super::selector;
 use ego_tree::{NodeId, NodeRef};
@@ -104,7 +107,55 @@ pub(super) fn chrome(html: &Html) -> HashSet<NodeId> {
         }
     }
     out.extend(contents_lists(html));
+    out.extend(banner(html));
     out
+}
+
+/// Where a page's own content begins.
+const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
+
+/// Most visible characters of a banner's link.
+const BANNER_CHARS: usize = 40;
+
+/// A site's banner above the page: before its first heading and before
+/// any other text, a block whose only text is one short link to an address
+/// on the web (Publican's `Download the ebook` atop each of the 127 pages of
+/// the Debian Administrator's Handbook). Kept, it is a chunk of its own on
+/// every page.
+fn banner(html: &Html) -> Option<NodeId> {
+    let body = html.select(&selector("body")).next()?;
+    for node in body.descendants() {
+        match node.value() {
+            Node::Element(e) if HEADINGS.contains(&e.name()) => return None,
+            Node::Element(e) if e.name() == "a" && e.attr("href").is_some_and(on_the_web) => {
+                let label = squeezed(ElementRef::wrap(node)?.text());
+                if label.is_empty() {
+                    continue; // an image's link: no text to keep or lose
+                }
+                if label.chars().count() > BANNER_CHARS {
+                    return None;
+                }
+                let only_the_link = |n: &NodeRef<'_, Node>| {
+                    ElementRef::wrap(*n)
+                        .is_some_and(|el| !CONTENT.contains(&el.value().name()) && squeezed(el.text()) == label)
+                };
+                return node
+                    .ancestors()
+                    .take(MAX_CLIMB)
+                    .take_while(only_the_link)
+                    .last()
+                    .or(Some(node))
+                    .map(|n| n.id());
+            }
+            Node::Text(t) if t.chars().any(char::is_alphanumeric) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn on_the_web(href: &str) -> bool {
+    ["http://", "https://"].iter().any(|p| href.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p)))
 }
 
 /// The page's own tables of contents: the outermost element around
@@ -294,4 +345,27 @@ fn text_outside_links(el: ElementRef, limit: usize) -> usize {
         }
     }
     count
+}
+
+#[cfg(test)]
+mod tests {
+    fn text(page: &str) -> String {
+        crate::html::extract("page.html", page).text
+    }
+
+    #[test]
+    fn a_banner_link_above_the_page_goes_and_a_link_in_its_text_stays() {
+        // Publican's page head (the Debian Administrator's Handbook).
+        let page = r#"<html><body><div id="banner"><a href="http://debian-handbook.info/get/"><span class="text">Download the ebook</span></a></div>
+            <p id="title"><a class="left" href="http://www.debian.org"><img alt="Product Site" src="l.png" /></a></p>
+            <h2>6.2. Los programas aptitude, apt-get y apt</h2><p>APT es un proyecto gigante.</p></body></html>"#;
+        assert_eq!(text(page), "6.2. Los programas aptitude, apt-get y apt\n\nAPT es un proyecto gigante.");
+        // A link in the first paragraph's text, or after the first heading, is content.
+        let prose = r#"<html><body><p>Read <a href="https://example.org/">the guide</a> first.</p><h1>Setup</h1></body></html>"#;
+        assert!(text(prose).starts_with("Read the guide first."), "{}", text(prose));
+        let after = r#"<html><body><h1>Setup</h1><div><a href="https://example.org/get">Download the ebook</a></div></body></html>"#;
+        assert!(text(after).ends_with("Download the ebook"), "{}", text(after));
+        let long = r#"<html><body><p><a href="https://example.org/">A link whose words are a whole sentence of the page's own text</a></p><h1>Setup</h1></body></html>"#;
+        assert!(text(long).starts_with("A link whose words"), "{}", text(long));
+    }
 }
