@@ -289,9 +289,8 @@ fn title_page(laid_out: &mut [Vec<Part>]) {
             Part::Table(_) => None,
         })
         .collect();
-    let Some(top) = levels.as_ref().and_then(|l| l.iter().position(|&v| Some(v) == l.iter().min().copied())) else {
-        return;
-    };
+    let Some(levels) = levels else { return };
+    let Some(top) = levels.iter().min().and_then(|min| levels.iter().position(|v| v == min)) else { return };
     for (k, part) in first.iter_mut().enumerate() {
         if let Part::Paragraph(level, _) = part
             && k != top

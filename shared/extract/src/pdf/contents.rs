@@ -69,7 +69,7 @@ fn letter(text: &str) -> bool {
 fn page_number(word: &str, last_page: u64) -> Option<u64> {
     match word.parse::<u64>() {
         Ok(n) => (1..=last_page).contains(&n).then_some(n),
-        Err(_) => (!word.is_empty() && word.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l'))).then_some(0),
+        Err(_) => super::furniture::roman(word).map(|_| 0),
     }
 }
 

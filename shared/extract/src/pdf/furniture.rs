@@ -56,7 +56,7 @@ fn numbers(text: &str) -> Vec<u64> {
 /// A lower-case roman numeral's value up to 399 (front matter's page
 /// numbers), written the one way it is written (`iv`, not `iiii`; `civil`
 /// and `mix` are words).
-fn roman(word: &str) -> Option<u64> {
+pub(super) fn roman(word: &str) -> Option<u64> {
     const DIGITS: [(u64, &str); 9] =
         [(100, "c"), (90, "xc"), (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")];
     if word.is_empty() || word.len() > 9 {
@@ -189,8 +189,7 @@ fn is_page_number(text: &str) -> bool {
     let lower = t.to_lowercase();
     let rest = lower.strip_prefix("page").map(str::trim_start).unwrap_or(&lower);
     let numeric = |s: &str| !s.is_empty() && s.len() <= 6 && s.chars().all(|c| c.is_ascii_digit());
-    let roman = |s: &str| !s.is_empty() && s.len() <= 8 && s.chars().all(|c| "ivxlc".contains(c));
-    if numeric(rest) || (roman(rest) && rest.len() == lower.len()) {
+    if numeric(rest) || (roman(rest).is_some() && rest.len() == lower.len()) {
         return true;
     }
     let parts: Vec<&str> = rest.split('/').flat_map(|p| p.split(" of ")).map(str::trim).collect();
