@@ -25,15 +25,8 @@ GUIDE=/usr/share/doc/maint-guide-es/html
 MAN=/usr/share/man/es
 
 pkgs=(debian-reference-es maint-guide-es manpages-es man-db groff-base bsdextrautils)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
-  $sudo apt-get update
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+. "$here/corpus-lib.sh"
+ensure_packages "${pkgs[@]}"
 
 # corpus name <- source path (copied unchanged)
 files=(
@@ -55,7 +48,6 @@ pages=(
 )
 
 mkdir -p "$out"
-. "$here/corpus-lib.sh"
 copy_sources "$out" "${files[@]}"
 for line in "${pages[@]}"; do
   read -r name src <<<"$line"

@@ -252,6 +252,9 @@ class Doc:
             page, body, heads = src, src, text_headings(src)
         self.raw = body
         self.page, self.body = norm(page), norm(body)
+        # A PDF's pages (form feeds in its canonical text): a chunk cites one
+        # page and never crosses to the next, so an answer must sit on one.
+        self.pages = [norm(p) for p in body.split("\f")] if "\f" in body else []
         self.headings = [norm(h) for h in heads if h.strip()]
         self.words = match_words(self.page)
 
@@ -458,6 +461,8 @@ def check_golden(docs, errors, warnings):
             span = max(e for _, e in starts) - min(s for s, _ in starts)
             if span > MAX_SPAN:
                 errors.append(f"{where}: needles are {span} chars apart (max {MAX_SPAN})")
+        if doc.pages and g.get("fuzzy") is not True and not any(all(norm(n) in p for n in needles) for p in doc.pages):
+            errors.append(f"{where}: the needles are not on one page of {doc.name} (a chunk never crosses a page)")
     for i, c in ids.items():
         if c > 1:
             errors.append(f"{GOLDEN.name}: id {i!r} used {c} times")

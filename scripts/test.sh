@@ -89,6 +89,7 @@ phase "tests done"
 # `ragpipe text`), then the retrieval regression gate (docs/EVALUATION.md).
 python3 eval/check_golden.py
 python3 eval/check_golden.py --golden eval/golden-es.jsonl --ood eval/ood-es.jsonl --corpus eval/corpus-es
+python3 eval/check_golden.py --golden eval/golden-es-books.jsonl --ood eval/ood-es.jsonl --corpus eval/corpus-es-books
 eval/gate.sh
 phase "golden-set checks and gate done"
 report_skipped

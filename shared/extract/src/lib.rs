@@ -62,8 +62,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// against its title, `12.Upgrades 70`, goes with the rest of its page;
 /// a title page's date or author heads no section; an HTML page's banner
 /// link above its first heading, Publican's `Download the ebook`, is left
-/// out; an EPUB zipped with its folder is read).
-pub const EXTRACTOR_VERSION: &str = "15";
+/// out; an EPUB zipped with its folder is read; 16: a PDF's code listing
+/// set in fixed columns, LaTeX's `listings`, reads as typed,
+/// `full-upgrade`, not `full - upgrade`).
+pub const EXTRACTOR_VERSION: &str = "16";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

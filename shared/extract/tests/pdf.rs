@@ -1,4 +1,4 @@
-//! The PDF extractor on real files made by LibreOffice, qpdf and Ghostscript
+//! The PDF extractor on real files made by LibreOffice, LaTeX, qpdf and Ghostscript
 //! (`fixtures/pdf/make.sh`): pages, furniture, headings, and a precise reason
 //! for every kind of bad file.
 
@@ -96,6 +96,23 @@ fn words_broken_across_lines_read_whole() {
 /// tab stops with dot leaders) are the document's navigation: their pages
 /// keep their headings and lose their entries, so a question about
 /// monitoring finds chapter 3, not the list that names it.
+/// LaTeX's `listings` sets each character of code in a cell wider than its
+/// glyph, so letters stand apart by more than the gap that tells words in
+/// type; a command reads as it was typed, and a space in it stays.
+#[test]
+fn a_latex_listing_reads_as_typed() {
+    let doc = extract(Kind::Pdf, "listing.pdf", &fixture("listing.pdf")).unwrap();
+    for line in [
+        "LC_ALL=C apt full-upgrade -y",
+        "sudo rdiff-backup -r 3D /skole/backup/home0/user /tmp/user_3D",
+        "PULSE_DIR = /tmp/pulse-16.1",
+        "in /tmp/user_3D, so nothing",
+    ] {
+        assert!(doc.text.contains(line), "{line:?} in {:?}", doc.text);
+    }
+    assert!(!doc.text.contains(" - "), "no letter gap read as a space: {:?}", doc.text);
+}
+
 #[test]
 fn contents_and_index_entries_are_left_out() {
     let doc = extract(Kind::Pdf, "contents.pdf", &fixture("contents.pdf")).unwrap();

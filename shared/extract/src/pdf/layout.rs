@@ -23,6 +23,9 @@ pub(crate) struct Line {
     pub advance: Option<f64>,
     pub proportional: bool,
     pub glyphs: usize,
+    /// The narrowest gap between two glyphs drawn one after the other, in
+    /// em: about zero where letters touch, as type is set.
+    pub tightest: Option<f64>,
 }
 
 impl Line {
@@ -82,15 +85,61 @@ impl Collector {
     /// a page is open.
     fn place(&mut self, x: f64, y: f64, size: f64) -> bool {
         let Some(page) = self.current.as_mut() else { return false };
-        let same_line = page.lines.last().is_some_and(|l| (l.y - y).abs() <= 0.5 * size.max(l.size));
-        if !same_line {
+        let line = page.lines.last_mut().filter(|l| (l.y - y).abs() <= 0.5 * size.max(l.size));
+        let Some(line) = line else {
             page.lines.push(Line { y, size, ..Line::default() });
             self.pending_space = false;
-        } else if self.word_start && x > self.last_end + 0.1 * size {
+            return true;
+        };
+        let gap = (x - self.last_end) / size;
+        line.tightest = Some(line.tightest.map_or(gap, |t| t.min(gap)));
+        if self.word_start && x > self.last_end + 0.1 * size {
             self.pending_space = true;
         }
         true
     }
+}
+
+/// The tightest gap, in em, at which a monospaced line is taken for one set
+/// in columns rather than as type.
+const COLUMN_GAP: f64 = 0.02;
+
+/// Joins the words of a monospaced line set in columns that a gap between
+/// letters parted. LaTeX's `listings` (its default) puts each character in
+/// a cell wider than the glyph (0.6 em against Latin Modern Mono's 0.525),
+/// so no two letters touch and some sit over a tenth of an em apart, the
+/// gap that tells words in type: `full - upgrade`. A space there is a whole
+/// cell, so a gap under half an advance is between letters. Justified
+/// monospaced text, whose letters touch and whose spaces may shrink, is
+/// left alone.
+fn close_columns(line: &mut Line) {
+    let Some(advance) = line.advance else { return };
+    if !line.monospaced() || line.tightest.is_none_or(|t| t < COLUMN_GAP) || line.words.len() < 2 {
+        return;
+    }
+    let letters = 0.5 * advance * line.size;
+    let mut text = String::with_capacity(line.text.len());
+    let mut words: Vec<Word> = Vec::with_capacity(line.words.len());
+    for word in &line.words {
+        let piece = &line.text[word.start..word.end];
+        match words.last_mut() {
+            Some(last) if word.x0 - last.x1 < letters => {
+                text.push_str(piece);
+                last.end = text.len();
+                last.x1 = last.x1.max(word.x1);
+            }
+            last => {
+                if last.is_some() {
+                    text.push(' ');
+                }
+                let start = text.len();
+                text.push_str(piece);
+                words.push(Word { start, end: text.len(), x0: word.x0, x1: word.x1 });
+            }
+        }
+    }
+    line.text = text;
+    line.words = words;
 }
 
 impl Collector {
@@ -157,6 +206,7 @@ impl OutputDev for Collector {
             for line in &mut page.lines {
                 let trimmed = line.text.trim_end().len();
                 line.text.truncate(trimmed);
+                close_columns(line);
             }
             page.lines.retain(|l| !l.text.is_empty());
             page.rules.sort_by(|a, b| a.y.total_cmp(&b.y));
@@ -232,5 +282,53 @@ impl OutputDev for Collector {
     fn fill(&mut self, ctm: &Transform, _: &ColorSpace, _: &[f64], path: &Path) -> Result<(), OutputError> {
         self.keep_rules(ctm, path);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line of `size` 10 in a font of advance 0.5 em whose words sit at
+    /// the given left edges, each glyph one advance wide, letters `tightest`
+    /// em apart at the least.
+    fn line(words: &[(&str, f64)], tightest: f64) -> Line {
+        let mut line = Line { size: 10.0, advance: Some(0.5), tightest: Some(tightest), ..Line::default() };
+        for (i, (word, x0)) in words.iter().enumerate() {
+            if i > 0 {
+                line.text.push(' ');
+            }
+            let start = line.text.len();
+            line.text.push_str(word);
+            let x1 = x0 + 5.0 * word.len() as f64;
+            line.words.push(Word { start, end: line.text.len(), x0: *x0, x1 });
+            line.glyphs += word.len();
+        }
+        line
+    }
+
+    #[test]
+    fn letters_set_in_columns_join_and_spaces_stay() {
+        // "full" ends at 20; "-" 1.2 pt on (a letter gap), "upgrade" 1 pt
+        // after it; "-y" a whole cell and more away.
+        let mut l = line(&[("full", 0.0), ("-", 21.2), ("upgrade", 27.2), ("-y", 68.0)], 0.06);
+        close_columns(&mut l);
+        assert_eq!(l.text, "full-upgrade -y");
+        assert_eq!(l.words.len(), 2);
+        assert_eq!((l.words[0].x0, l.words[0].x1, l.words[1].x0), (0.0, 62.2, 68.0));
+        assert_eq!(&l.text[l.words[1].start..l.words[1].end], "-y");
+    }
+
+    #[test]
+    fn monospaced_type_whose_letters_touch_is_left_alone() {
+        // Justified monospaced text: letters touch, a space shrank to 0.2 em.
+        let mut l = line(&[("setlinejoin", 0.0), ("setmiterlimit", 57.0)], 0.0);
+        close_columns(&mut l);
+        assert_eq!(l.text, "setlinejoin setmiterlimit");
+        // A proportional line is never touched.
+        let mut l = line(&[("by", 0.0), ("glob", 11.0)], 0.06);
+        l.proportional = true;
+        close_columns(&mut l);
+        assert_eq!(l.text, "by glob");
     }
 }
