@@ -64,15 +64,16 @@ printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"
 # The second Spanish set (eval/golden-es-books.jsonl: the Debian Edu manual
 # as DBLaTeX's PDF and ten Publican HTML pages of the Debian Administrator's
 # Handbook, written before anything was tuned on it; docs/EVALUATION.md "A
-# second Spanish set"): measured recall@8 0.78, MRR 0.614, 5 of 88 refused
-# (5.7 %), 5 of 40 out-of-domain answered (12.5 %) on a VNNI Xeon; floors a
-# few points under, two bluffs of slack for e5's distances between CPUs.
+# second Spanish set"): measured recall@8 0.78, MRR 0.598, 4 of 88 refused
+# (4.5 %), 5 of 40 out-of-domain answered (12.5 %) on a VNNI Xeon (extractor
+# version 17); floors a few points under, two bluffs of slack for e5's
+# distances between CPUs.
 books=$(mktemp -d)
 trap 'rm -rf "$data" "$rows" "$es" "$mp" "$pdfrows" "$books"' EXIT
 cp "$es/ragpipe.toml" "$books/ragpipe.toml"
 "$rp" --config "$books/ragpipe.toml" --data-dir "$books" ingest eval/corpus-es-books --quiet
 "$rp" --config "$books/ragpipe.toml" --data-dir "$books" eval --golden eval/golden-es-books.jsonl --ood eval/ood-es.jsonl \
-  --gate --min-recall-at-8 0.74 --min-mrr 0.58 --max-refused 0.09 --max-bluffs 0.175
+  --gate --min-recall-at-8 0.74 --min-mrr 0.56 --max-refused 0.09 --max-bluffs 0.175
 # The opt-in larger English model (all-mpnet-base-v2, int8, its own chunk
 # budget 384, fusion weight 0.8 and abstention by windows at 0.60 from its
 # spec; docs/EVALUATION.md "A larger English model"): measured with its 7-bit

@@ -224,6 +224,17 @@ impl Document {
     pub fn slice(&self, block: &Block) -> &str {
         &self.text[block.range.clone()]
     }
+
+    /// The headings, in order: their text and level.
+    pub fn headings(&self) -> Vec<(&str, u8)> {
+        self.blocks
+            .iter()
+            .filter_map(|b| match b.kind {
+                BlockKind::Heading { level } => Some((self.slice(b), level)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //!
 //! Running headers, footers and page numbers are removed first (see
 //! [`furniture`]), then the entries of a table of contents or an index
-//! ([`contents`]); a short, larger-than-body paragraph is a heading.
+//! ([`contents`]); a short, larger-than-body paragraph is a heading, and so
+//! is a line at the body's size numbered under one ([`outline`]).
 //!
 //! pdf-extract may panic, recurse without bound or loop on hostile files; the
 //! extractor stage runs this in a child process with resource limits for that
@@ -19,6 +20,7 @@
 mod contents;
 mod furniture;
 mod layout;
+mod outline;
 mod scanned;
 mod tables;
 
@@ -114,6 +116,7 @@ fn assemble(title: String, pages: &[Page]) -> Document {
     let levels = heading_sizes(pages, body);
     let mut laid_out: Vec<Vec<Part>> = pages.iter().map(|page| parts(page, body, &levels)).collect();
     title_page(&mut laid_out);
+    outline::numbered_headings(&mut laid_out);
     hyphens::rejoin_all(laid_out.iter_mut().flatten().filter_map(|part| match part {
         Part::Paragraph(_, lines) => Some(lines),
         Part::Table(_) => None,
@@ -375,15 +378,7 @@ mod tests {
             chapter(3, "2. Use"),
         ];
         let doc = assemble("Field Manual".into(), &pages);
-        let headings: Vec<(&str, u8)> = doc
-            .blocks
-            .iter()
-            .filter_map(|b| match b.kind {
-                BlockKind::Heading { level } => Some((doc.slice(b), level)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(headings, [("Field Manual", 1), ("1. Setup", 2), ("2. Use", 2)]);
+        assert_eq!(doc.headings(), [("Field Manual", 1), ("1. Setup", 2), ("2. Use", 2)]);
         assert!(doc.text.starts_with("Field Manual\n\nPublished 2024-01-31\n\nAna Ruiz\u{c}"), "{:?}", doc.text);
         // A one-page document keeps its sizes: its first page is all of it.
         let mut memo = pages[0].clone();

@@ -113,6 +113,22 @@ fn a_latex_listing_reads_as_typed() {
     assert!(!doc.text.contains(" - "), "no letter gap read as a space: {:?}", doc.text);
 }
 
+/// The article class sets a `\subsubsection` at the body's size: its
+/// number, going on from the subsection's, makes it a heading below it.
+#[test]
+fn a_latex_subsubsection_at_the_body_size_is_a_heading() {
+    let doc = extract(Kind::Pdf, "listing.pdf", &fixture("listing.pdf")).unwrap();
+    assert_eq!(
+        doc.headings(),
+        [
+            ("1 Backups", 1),
+            ("1.1 Restoring a home directory", 2),
+            ("1.1.1 From the command line", 3),
+            ("1.1.2 From the web interface", 3)
+        ]
+    );
+}
+
 #[test]
 fn contents_and_index_entries_are_left_out() {
     let doc = extract(Kind::Pdf, "contents.pdf", &fixture("contents.pdf")).unwrap();
