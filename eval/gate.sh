@@ -70,9 +70,8 @@ printf '[model]\nname = "multilingual-e5-small"\n' > "$es/ragpipe.toml"
 # distances between CPUs.
 books=$(mktemp -d)
 trap 'rm -rf "$data" "$rows" "$es" "$mp" "$pdfrows" "$books"' EXIT
-cp "$es/ragpipe.toml" "$books/ragpipe.toml"
-"$rp" --config "$books/ragpipe.toml" --data-dir "$books" ingest eval/corpus-es-books --quiet
-"$rp" --config "$books/ragpipe.toml" --data-dir "$books" eval --golden eval/golden-es-books.jsonl --ood eval/ood-es.jsonl \
+"$rp" --config "$es/ragpipe.toml" --data-dir "$books" ingest eval/corpus-es-books --quiet
+"$rp" --config "$es/ragpipe.toml" --data-dir "$books" eval --golden eval/golden-es-books.jsonl --ood eval/ood-es.jsonl \
   --gate --min-recall-at-8 0.74 --min-mrr 0.56 --max-refused 0.09 --max-bluffs 0.175
 # The opt-in larger English model (all-mpnet-base-v2, int8, its own chunk
 # budget 384, fusion weight 0.8 and abstention by windows at 0.60 from its

@@ -28,7 +28,7 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     }
     let mut zip = crate::archive::open(bytes, limits.max_decompressed_bytes, "e-book", malformed)?;
     let root = book_root(&zip).ok_or_else(|| malformed("no META-INF/container.xml"))?;
-    let container_path = format!("{root}META-INF/container.xml");
+    let container_path = format!("{root}{CONTAINER}");
     let container = crate::archive::text(&mut zip, &container_path, malformed)?
         .ok_or_else(|| malformed("no META-INF/container.xml"))?;
     let opf_path = first_attr(&container, &container_path, "rootfile", "full-path")?
@@ -58,6 +58,9 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
     Ok(b.build(package.title.unwrap_or_else(|| fallback_title(name)), Kind::Ebook))
 }
 
+/// Where a book names its package document, under the book's folder.
+const CONTAINER: &str = "META-INF/container.xml";
+
 /// The folder the book's files are in: the archive's root, where the
 /// standard puts `META-INF/container.xml`, or the one folder holding it when
 /// a book's folder was zipped whole (`epub/META-INF/container.xml`,
@@ -65,7 +68,6 @@ pub(crate) fn extract(name: &str, bytes: &[u8], limits: &Limits) -> Result<Docum
 /// path the book names is under that folder. `None` when no container is
 /// anywhere.
 fn book_root(zip: &crate::archive::Zip<'_>) -> Option<String> {
-    const CONTAINER: &str = "META-INF/container.xml";
     zip.file_names()
         .filter_map(|name| Some(name.ok()?.strip_suffix(CONTAINER)?.to_string()))
         .filter(|root| root.is_empty() || root.ends_with('/'))

@@ -100,6 +100,16 @@ enum Part {
     Table(tables::Found),
 }
 
+impl Part {
+    /// The heading level of a paragraph that is a heading.
+    fn level(&self) -> Option<u8> {
+        match self {
+            Part::Paragraph(level, _) => *level,
+            Part::Table(_) => None,
+        }
+    }
+}
+
 /// The table that ended the page before: its index, its last row's number
 /// and where its columns lie.
 struct OpenTable {
@@ -285,15 +295,9 @@ fn heading_sizes(pages: &[Page], body: f64) -> Vec<i64> {
 /// or `Publish date: 2024-01-31` would be the parent of every section.
 fn title_page(laid_out: &mut [Vec<Part>]) {
     let [first, _, ..] = laid_out else { return };
-    let levels: Option<Vec<u8>> = first
-        .iter()
-        .map(|part| match part {
-            Part::Paragraph(level, _) => *level,
-            Part::Table(_) => None,
-        })
-        .collect();
-    let Some(levels) = levels else { return };
-    let Some(top) = levels.iter().min().and_then(|min| levels.iter().position(|v| v == min)) else { return };
+    let Some(levels) = first.iter().map(Part::level).collect::<Option<Vec<u8>>>() else { return };
+    // The first of the highest level (`min_by_key` keeps the first of equals).
+    let Some((top, _)) = levels.iter().enumerate().min_by_key(|&(_, level)| level) else { return };
     for (k, part) in first.iter_mut().enumerate() {
         if let Part::Paragraph(level, _) = part
             && k != top

@@ -208,15 +208,8 @@ fn attached_documents_are_read_into_the_message_and_the_rest_named() {
     // its blocks are on no page, so a blank line parts them.
     assert_eq!(handbook, alone.text.replace('\u{c}', "\n\n"), "the attachment reads as it does alone");
     // Its headings sit one level under the attachment's, on no page.
-    let headings: Vec<(u8, &str)> = doc
-        .blocks
-        .iter()
-        .filter_map(|b| match b.kind {
-            ragpipe_core::BlockKind::Heading { level } => Some((level, doc.slice(b))),
-            _ => None,
-        })
-        .collect();
-    for (level, text) in &headings {
+    let headings = doc.headings();
+    for (text, level) in &headings {
         assert_eq!(*level == 1, text.starts_with("Attachment: "), "{headings:?}");
     }
     assert!(doc.blocks.iter().all(|b| b.page.is_none()));

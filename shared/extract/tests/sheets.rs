@@ -6,7 +6,7 @@
 mod common;
 
 use common::table_rows;
-use ragpipe_core::{BlockKind, Document, Kind, Table};
+use ragpipe_core::{Document, Kind, Table};
 use ragpipe_extract::{ExtractError, Limits, detect, extract, extract_with};
 use std::path::PathBuf;
 
@@ -25,13 +25,7 @@ fn open_with(name: &str, limits: &Limits) -> Result<Document, ExtractError> {
 }
 
 fn headings(doc: &Document) -> Vec<(u8, &str)> {
-    doc.blocks
-        .iter()
-        .filter_map(|b| match b.kind {
-            BlockKind::Heading { level } => Some((level, doc.slice(b))),
-            _ => None,
-        })
-        .collect()
+    doc.headings().into_iter().map(|(text, level)| (level, text)).collect()
 }
 
 #[test]

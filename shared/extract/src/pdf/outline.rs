@@ -48,8 +48,10 @@ pub(super) fn numbered_headings(laid_out: &mut [Vec<Part>]) {
 fn number(line: &str) -> Option<(Vec<u32>, &str)> {
     let (first, rest) = line.trim_start().split_once(' ')?;
     let digits = first.strip_suffix('.').unwrap_or(first);
-    let parts: Option<Vec<u32>> =
-        digits.split('.').map(|p| (!p.is_empty() && p.len() <= 3).then(|| p.parse().ok()).flatten()).collect();
+    let part = |p: &str| {
+        if (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) { p.parse().ok() } else { None }
+    };
+    let parts: Option<Vec<u32>> = digits.split('.').map(part).collect();
     Some((parts?, rest.trim()))
 }
 
@@ -70,13 +72,7 @@ mod tests {
     }
 
     fn levels(parts: &[Part]) -> Vec<Option<u8>> {
-        parts
-            .iter()
-            .map(|p| match p {
-                Part::Paragraph(level, _) => *level,
-                Part::Table(_) => None,
-            })
-            .collect()
+        parts.iter().map(Part::level).collect()
     }
 
     #[test]
