@@ -100,6 +100,7 @@ pub async fn run(config: Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let run = serde_json::json!({
         "label": args.label, "model": embedder.model(), "mode": format!("{mode:?}").to_lowercase(), "fusion": opts.fusion.to_string(), "margin_weight": weight,
         "chunk_budget": config.chunking.for_model(embedder.tokenizer().as_ref()).budget, "contextual_header": config.chunking.contextual_header,
+        "pack_sections_below": config.chunking.pack_sections_below,
         "golden": golden_path, "ood": args.ood,
         "threshold": embedder.threshold(), "abstain_window_words": embedder.abstain_window_words(),
     });

@@ -8,6 +8,7 @@ mod code;
 mod header;
 mod pack;
 mod prose;
+mod sections;
 mod split;
 mod table;
 mod transcript;
@@ -106,5 +107,48 @@ fn set_char_ranges(text: &str, chunks: &mut [Chunk]) {
     let at = |b: usize| chars[marks.binary_search(&b).expect("every chunk offset is a mark")];
     for chunk in chunks {
         chunk.locator.chars = at(chunk.bytes.start)..at(chunk.bytes.end);
+    }
+}
+
+#[cfg(test)]
+mod testing {
+    use crate::TokenCounter;
+    use ragpipe_core::{Block, BlockKind, Document, Kind};
+
+    /// A document of `kind` whose blocks are the given texts, one per line.
+    pub fn document(title: &str, kind: Kind, blocks: &[(BlockKind, &str, Option<u32>)]) -> Document {
+        let mut text = String::new();
+        let mut out = Vec::new();
+        for (block, words, page) in blocks {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            let at = text.len();
+            text.push_str(words);
+            out.push(Block { kind: block.clone(), range: at..text.len(), page: *page });
+        }
+        Document {
+            title: title.into(),
+            kind,
+            text,
+            blocks: out,
+            tables: vec![],
+            duration: None,
+            regions: Vec::new(),
+            ocr_pages: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Counts words as tokens, with two specials, for chunkers' unit tests.
+    pub struct Words;
+
+    impl TokenCounter for Words {
+        fn count(&self, text: &str) -> usize {
+            text.split_whitespace().count()
+        }
+        fn special_tokens(&self) -> usize {
+            2
+        }
     }
 }

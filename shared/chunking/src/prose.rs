@@ -2,27 +2,34 @@
 //! never spans two sections or two pages, never cuts inside a paragraph that
 //! fits, and splits an oversized paragraph only at sentence boundaries.
 
-use crate::pack::{self, Context, Unit};
+use crate::pack::{Context, Unit};
+use crate::sections::{Path, Piece, Sections};
 use crate::split::{Grain, units_for};
 use crate::{ChunkConfig, TokenCounter, header_for, table};
 use ragpipe_core::{BlockKind, Chunk, Document};
 
 pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Vec<Chunk> {
     let mut out = Vec::new();
-    let mut path: Vec<(u8, String)> = Vec::new();
+    let mut path: Path = Vec::new();
     let mut section = Section::default();
+    let mut sections = Sections::new(doc, counter, cfg);
     for (i, block) in doc.blocks.iter().enumerate() {
-        if section.page != block.page && !section.is_empty() {
-            section.flush(doc, &path, counter, cfg, &mut out);
+        if section.page != block.page {
+            if !section.is_empty() {
+                sections.add(section.take(doc, &path, counter, cfg), &mut out);
+            }
+            // A heading at a page's foot is not quoted with a body on the next.
+            section.heading = None;
         }
         section.page = block.page;
         match block.kind {
             BlockKind::Heading { level } => {
-                section.flush(doc, &path, counter, cfg, &mut out);
+                sections.add(section.take(doc, &path, counter, cfg), &mut out);
                 while path.last().is_some_and(|(l, _)| *l >= level) {
                     path.pop();
                 }
                 path.push((level, heading_name(doc.slice(block))));
+                section.heading = Some(block.range.clone());
             }
             BlockKind::Paragraph | BlockKind::ListItem => section.blocks.push((block.range.clone(), Grain::Sentences)),
             BlockKind::Code | BlockKind::CodeItem { .. } => section.blocks.push((block.range.clone(), Grain::Lines)),
@@ -30,7 +37,8 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
             // (whole rows, header repeated), after the prose before it.
             BlockKind::TableRow { .. } => {
                 if table::starts_run(doc, i) {
-                    section.flush(doc, &path, counter, cfg, &mut out);
+                    sections.add(section.take(doc, &path, counter, cfg), &mut out);
+                    sections.close(&mut out);
                     let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
                     let (header, _) = fit_header(&doc.title, &names, caption(doc, i), counter, cfg);
                     let ctx = Context { section: &names, header: &header, page: block.page };
@@ -42,7 +50,8 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
             BlockKind::Cue { .. } => section.blocks.push((block.range.clone(), Grain::Sentences)),
         }
     }
-    section.flush(doc, &path, counter, cfg, &mut out);
+    sections.add(section.take(doc, &path, counter, cfg), &mut out);
+    sections.close(&mut out);
     out
 }
 
@@ -74,6 +83,8 @@ fn heading_name(heading: &str) -> String {
 #[derive(Default)]
 struct Section {
     blocks: Vec<(std::ops::Range<usize>, Grain)>,
+    /// The heading that opened it, on its page.
+    heading: Option<std::ops::Range<usize>>,
     page: Option<u32>,
 }
 
@@ -82,27 +93,20 @@ impl Section {
         self.blocks.is_empty()
     }
 
-    fn flush(
-        &mut self,
-        doc: &Document,
-        path: &[(u8, String)],
-        counter: &dyn TokenCounter,
-        cfg: &ChunkConfig,
-        out: &mut Vec<Chunk>,
-    ) {
-        if self.blocks.is_empty() {
-            return;
-        }
+    /// The section's body as units that fit under its own header, and its
+    /// heading as one more unit; the section is left empty.
+    fn take(&mut self, doc: &Document, path: &Path, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Piece {
         let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
-        let (header, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
+        let (_, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
         let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
         let units: Vec<Unit> = self
             .blocks
             .drain(..)
             .flat_map(|(range, grain)| units_for(&doc.text, range, grain, room, counter))
             .collect();
-        let ctx = Context { section: &names, header: &header, page: self.page };
-        pack::emit(doc, &units, room, &ctx, counter, cfg, out);
+        let heading =
+            self.heading.take().map(|range| Unit { tokens: crate::measure(counter, &doc.text[range.clone()]), range });
+        Piece { path: path.clone(), heading, units, page: self.page }
     }
 }
 
@@ -131,7 +135,7 @@ const CAPTION_WORDS: usize = 20;
 /// `text` (its own plus the blank line, which costs none). A table's
 /// `caption` ([`caption`]) follows the path when the whole still fits, and
 /// is the first thing dropped when it does not.
-fn fit_header(
+pub(crate) fn fit_header(
     title: &str,
     names: &[String],
     caption: Option<String>,

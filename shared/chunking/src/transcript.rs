@@ -78,41 +78,13 @@ fn cue_span(doc: &Document, bytes: &Range<usize>) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragpipe_core::{Block, Kind};
-
-    /// One word-piece per whitespace-separated word.
-    struct Words;
-    impl TokenCounter for Words {
-        fn count(&self, text: &str) -> usize {
-            text.split_whitespace().count()
-        }
-        fn special_tokens(&self) -> usize {
-            2
-        }
-    }
+    use crate::testing::{Words, document};
+    use ragpipe_core::Kind;
 
     fn transcript(cues: &[(&str, f64, f64)]) -> Document {
-        let mut text = String::new();
-        let mut blocks = Vec::new();
-        for (t, start, end) in cues {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            let at = text.len();
-            text.push_str(t);
-            blocks.push(Block { kind: BlockKind::Cue { start: *start, end: *end }, range: at..text.len(), page: None });
-        }
-        Document {
-            title: "Talk".into(),
-            kind: Kind::Audio,
-            text,
-            blocks,
-            tables: vec![],
-            duration: Some(60.0),
-            regions: Vec::new(),
-            ocr_pages: Vec::new(),
-            warnings: Vec::new(),
-        }
+        let blocks: Vec<(BlockKind, &str, Option<u32>)> =
+            cues.iter().map(|&(t, start, end)| (BlockKind::Cue { start, end }, t, None)).collect();
+        Document { duration: Some(60.0), ..document("Talk", Kind::Audio, &blocks) }
     }
 
     #[test]

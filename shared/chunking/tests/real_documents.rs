@@ -4,7 +4,9 @@
 //! - `content` is the verbatim slice its `#char` locator and byte range name
 //!   (after the repeated header line, for table chunks);
 //! - `text` is header + content and fits the budget, measured for real;
-//! - a chunk never spans two sections, and never cuts a paragraph that fits;
+//! - a chunk never spans two sections, and never cuts a paragraph that fits
+//!   (with `pack_sections_below`, small sections may share a chunk: then it
+//!   quotes their headings whole, on one page);
 //! - an oversized paragraph is cut only at sentence boundaries.
 
 use ragpipe_chunking::{ChunkConfig, TokenCounter, chunk_document};
@@ -64,9 +66,17 @@ fn check(doc: &Document, chunks: &[Chunk], tok: &ModelTokenizer, cfg: &ChunkConf
         let inside: Vec<&Chunk> =
             chunks.iter().filter(|c| c.bytes.start < block.range.end && block.range.start < c.bytes.end).collect();
         match block.kind {
-            BlockKind::Heading { .. } => {
+            BlockKind::Heading { .. } if cfg.pack_sections_below == 0 => {
                 // A heading is never quoted: it starts a section and lives in the header.
                 assert!(inside.is_empty(), "heading {:?} inside a chunk", doc.slice(block));
+            }
+            BlockKind::Heading { .. } => {
+                // Quoted only whole, where small sections share a chunk.
+                assert!(inside.len() <= 1, "heading {:?} cut", doc.slice(block));
+                for c in inside {
+                    assert!(c.bytes.start <= block.range.start && block.range.end <= c.bytes.end);
+                    assert_eq!(c.locator.page, block.page, "a heading quoted on its own page");
+                }
             }
             BlockKind::TableRow { table, .. } if inside.len() > 1 => {
                 // A row is cut (between cells; tests/tables.rs checks where)
@@ -145,12 +155,49 @@ fn check_cut(
 fn every_chunk_of_real_documents_keeps_the_rules() {
     let tok = tokenizer();
     for budget in [256, 128, 64] {
-        let cfg = ChunkConfig { budget, contextual_header: true, ..ChunkConfig::default() };
-        for doc in corpus() {
-            let chunks = chunk_document(&doc, &tok, &cfg);
-            check(&doc, &chunks, &tok, &cfg);
+        for pack_sections_below in [0, 64] {
+            let cfg = ChunkConfig { budget, contextual_header: true, pack_sections_below, ..ChunkConfig::default() };
+            for doc in corpus() {
+                let chunks = chunk_document(&doc, &tok, &cfg);
+                check(&doc, &chunks, &tok, &cfg);
+            }
         }
     }
+}
+
+#[test]
+fn small_sections_of_real_documents_share_chunks_under_their_parent() {
+    let tok = tokenizer();
+    let alone = ChunkConfig::default().for_model(&tok);
+    let packed = ChunkConfig { pack_sections_below: 64, ..alone };
+    let (mut before, mut after, mut shared) = (0, 0, 0);
+    for doc in corpus() {
+        let one = chunk_document(&doc, &tok, &alone);
+        let many = chunk_document(&doc, &tok, &packed);
+        before += one.len();
+        after += many.len();
+        for c in &many {
+            let headings: Vec<&str> = doc
+                .blocks
+                .iter()
+                .filter(|b| c.bytes.start <= b.range.start && b.range.end <= c.bytes.end)
+                .filter(|b| matches!(b.kind, BlockKind::Heading { .. }))
+                .map(|b| doc.slice(b))
+                .collect();
+            if headings.is_empty() {
+                continue;
+            }
+            shared += 1;
+            // Labelled by the path above the sections it holds: a heading is
+            // quoted or named in the header, not both.
+            for name in &headings {
+                let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(!c.section.contains(&name), "{name:?} quoted and in the path");
+            }
+        }
+    }
+    assert!(shared > 0, "some small sections share a chunk");
+    assert!(after < before, "packing makes fewer chunks: {after} of {before}");
 }
 
 #[test]

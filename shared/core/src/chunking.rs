@@ -48,11 +48,21 @@ pub struct ChunkConfig {
     /// speech (a phone menu) spans minutes; but a 30 s cap ranked spoken
     /// answers lower on the golden set (docs/EVALUATION.md), so it is opt-in.
     pub max_transcript_secs: u32,
+    /// Sections whose own words are fewer word-pieces than this share a
+    /// chunk with their neighbours under the same parent heading, when all
+    /// fit the budget on one page (0 = every section is chunked alone).
+    pub pack_sections_below: usize,
 }
 
 impl Default for ChunkConfig {
     fn default() -> Self {
-        ChunkConfig { budget: 0, contextual_header: true, table_rows: TableRows::Readable, max_transcript_secs: 0 }
+        ChunkConfig {
+            budget: 0,
+            contextual_header: true,
+            table_rows: TableRows::Readable,
+            max_transcript_secs: 0,
+            pack_sections_below: 0,
+        }
     }
 }
 
