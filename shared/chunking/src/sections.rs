@@ -104,7 +104,8 @@ impl<'a> Sections<'a> {
 
 /// The path a pack labelled by `pending` would share once `piece` joined it,
 /// if it may: packing is on, one of the two is small, `piece` lies under
-/// the first section's parent on the same page, and the whole fits.
+/// the first section's parent on the same page, every heading stays named
+/// (in the path or quoted), and the whole fits.
 fn joinable(
     pending: &Pending,
     piece: &Piece,
@@ -121,6 +122,11 @@ fn joinable(
         return None;
     }
     let shared = pending.common.iter().zip(&piece.path).take_while(|(a, b)| a == b).count();
+    if shared < pending.depth && pending.heading.is_none() {
+        // The first section's heading is on the page before: a shorter
+        // path would name it nowhere.
+        return None;
+    }
     let common: Path = piece.path[..shared].to_vec();
     let names: Vec<String> = common.iter().map(|(_, n)| n.clone()).collect();
     let (_, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
@@ -213,6 +219,11 @@ mod tests {
                 ),
             ]
         );
+        // A heading at the foot of page 1 is not quoted on page 2, so its
+        // small body there keeps its path rather than join a sibling's.
+        let foot = doc(&[(1, "Guide", 1), (2, "Upgrade", 1), (0, "Run it.", 2), (2, "Remove", 2), (0, "Purge it.", 2)]);
+        let paths: Vec<Vec<String>> = chunks(&foot, 10).into_iter().map(|(_, p, _)| p).collect();
+        assert_eq!(paths, [s(&["Guide", "Upgrade"]), s(&["Guide", "Remove"])]);
         // A small subsection whose parent ends does not pull in its uncle.
         let deep = doc(&[(2, "A", 1), (3, "A.1", 1), (0, "Tiny.", 1), (2, "B", 1), (0, "Also tiny.", 1)]);
         let paths: Vec<Vec<String>> = chunks(&deep, 10).into_iter().map(|(_, p, _)| p).collect();
