@@ -1,6 +1,8 @@
 //! The prose chunker (HTML, Markdown, text, PDF pages, transcripts): a chunk
-//! never spans two sections or two pages, never cuts inside a paragraph that
-//! fits, and splits an oversized paragraph only at sentence boundaries.
+//! never spans two pages, nor two sections unless `pack_sections_below`
+//! lets small ones share it (see `sections.rs`), never cuts inside a
+//! paragraph that fits, and splits an oversized paragraph only at sentence
+//! boundaries.
 
 use crate::pack::{Context, Unit};
 use crate::sections::{Path, Piece, Sections};
@@ -104,8 +106,12 @@ impl Section {
             .drain(..)
             .flat_map(|(range, grain)| units_for(&doc.text, range, grain, room, counter))
             .collect();
-        let heading =
-            self.heading.take().map(|range| Unit { tokens: crate::measure(counter, &doc.text[range.clone()]), range });
+        // Only a pack quotes a heading, so only packing measures one.
+        let heading = self
+            .heading
+            .take()
+            .filter(|_| cfg.pack_sections_below > 0)
+            .map(|range| Unit { tokens: crate::measure(counter, &doc.text[range.clone()]), range });
         Piece { path: path.clone(), heading, units, page: self.page }
     }
 }
