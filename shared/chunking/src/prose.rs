@@ -5,7 +5,7 @@
 //! boundaries.
 
 use crate::pack::{Context, Unit};
-use crate::sections::{Path, Piece, Sections};
+use crate::sections::{Label, Path, Piece, Sections};
 use crate::split::{Grain, units_for};
 use crate::{ChunkConfig, TokenCounter, header_for, table};
 use ragpipe_core::{BlockKind, Chunk, Document};
@@ -17,11 +17,9 @@ pub(crate) fn chunk(doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfi
     let mut sections = Sections::new(doc, counter, cfg);
     for (i, block) in doc.blocks.iter().enumerate() {
         if section.page != block.page {
-            if !section.is_empty() {
-                sections.add(section.take(doc, &path, counter, cfg), &mut out);
-            }
-            // A heading at a page's foot is not quoted with a body on the next.
-            section.heading = None;
+            // Taken even when empty: a heading at a page's foot is not
+            // quoted with a body on the next.
+            sections.add(section.take(doc, &path, counter, cfg), &mut out);
         }
         section.page = block.page;
         match block.kind {
@@ -91,28 +89,24 @@ struct Section {
 }
 
 impl Section {
-    fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
     /// The section's body as units that fit under its own header, and its
-    /// heading as one more unit; the section is left empty.
-    fn take(&mut self, doc: &Document, path: &Path, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Piece {
-        let names: Vec<String> = path.iter().map(|(_, n)| n.clone()).collect();
-        let (_, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
-        let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
+    /// heading as one more unit, if it has a body; the section is left empty.
+    fn take(&mut self, doc: &Document, path: &Path, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Option<Piece> {
+        let heading = self.heading.take();
+        if self.blocks.is_empty() {
+            return None;
+        }
+        let label = Label::new(path.clone(), doc, counter, cfg);
         let units: Vec<Unit> = self
             .blocks
             .drain(..)
-            .flat_map(|(range, grain)| units_for(&doc.text, range, grain, room, counter))
+            .flat_map(|(range, grain)| units_for(&doc.text, range, grain, label.room, counter))
             .collect();
         // Only a pack quotes a heading, so only packing measures one.
-        let heading = self
-            .heading
-            .take()
+        let heading = heading
             .filter(|_| cfg.pack_sections_below > 0)
             .map(|range| Unit { tokens: crate::measure(counter, &doc.text[range.clone()]), range });
-        Piece { path: path.clone(), heading, units, page: self.page }
+        Some(Piece { label, heading, units, page: self.page })
     }
 }
 

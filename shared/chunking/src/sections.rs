@@ -13,9 +13,30 @@ use ragpipe_core::{Chunk, Document};
 /// A heading path: (level, name) from the outermost heading in.
 pub(crate) type Path = Vec<(u8, String)>;
 
+/// A heading path with the header it gives a chunk and the room it leaves
+/// for content.
+pub(crate) struct Label {
+    pub path: Path,
+    pub header: String,
+    pub room: usize,
+}
+
+impl Label {
+    pub fn new(path: Path, doc: &Document, counter: &dyn TokenCounter, cfg: &ChunkConfig) -> Label {
+        let (header, header_tokens) = fit_header(&doc.title, &names(&path), None, counter, cfg);
+        let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
+        Label { path, header, room }
+    }
+}
+
+/// A path's heading names, outermost first.
+fn names(path: &Path) -> Vec<String> {
+    path.iter().map(|(_, n)| n.clone()).collect()
+}
+
 /// One section's body, cut into units that fit under its own header.
 pub(crate) struct Piece {
-    pub path: Path,
+    pub label: Label,
     /// The heading that opened the section, when it stands on the page
     /// its body does.
     pub heading: Option<Unit>,
@@ -43,7 +64,7 @@ struct Pending {
     /// The first section's parent path: only sections under it may join.
     parent: Path,
     /// The path every section of the pack lies under.
-    common: Path,
+    common: Label,
 }
 
 impl Pending {
@@ -68,10 +89,8 @@ impl<'a> Sections<'a> {
 
     /// Takes the next section: joins it to the waiting ones when both allow,
     /// else emits those and lets this one wait.
-    pub fn add(&mut self, piece: Piece, out: &mut Vec<Chunk>) {
-        if piece.units.is_empty() {
-            return;
-        }
+    pub fn add(&mut self, piece: Option<Piece>, out: &mut Vec<Chunk>) {
+        let Some(piece) = piece else { return };
         if let Some(pending) = self.pending.as_mut()
             && let Some(common) = joinable(pending, &piece, self.doc, self.counter, self.cfg)
         {
@@ -81,28 +100,25 @@ impl<'a> Sections<'a> {
             return;
         }
         self.close(out);
-        let parent = piece.path[..piece.path.len().saturating_sub(1)].to_vec();
-        let Piece { path, heading, units, page } = piece;
-        let depth = path.len();
-        self.pending = Some(Pending { units, heading, depth, page, parent, common: path });
+        let Piece { label, heading, units, page } = piece;
+        let depth = label.path.len();
+        let parent = label.path[..depth.saturating_sub(1)].to_vec();
+        self.pending = Some(Pending { units, heading, depth, page, parent, common: label });
     }
 
     /// Emits what waits (before a table, a page break, the end).
     pub fn close(&mut self, out: &mut Vec<Chunk>) {
         let Some(mut p) = self.pending.take() else { return };
-        if let Some(first) = p.heading.take().filter(|_| p.common.len() < p.depth) {
+        if let Some(first) = p.heading.take().filter(|_| p.common.path.len() < p.depth) {
             p.units.insert(0, first);
         }
-        let (doc, counter, cfg) = (self.doc, self.counter, self.cfg);
-        let names: Vec<String> = p.common.iter().map(|(_, n)| n.clone()).collect();
-        let (header, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
-        let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens).max(1);
-        let ctx = Context { section: &names, header: &header, page: p.page };
-        pack::emit(doc, &p.units, room, &ctx, counter, cfg, out);
+        let names = names(&p.common.path);
+        let ctx = Context { section: &names, header: &p.common.header, page: p.page };
+        pack::emit(self.doc, &p.units, p.common.room, &ctx, self.counter, self.cfg, out);
     }
 }
 
-/// The path a pack labelled by `pending` would share once `piece` joined it,
+/// The label a pack labelled by `pending` would share once `piece` joined it,
 /// if it may: packing is on, one of the two is small, `piece` lies under
 /// the first section's parent on the same page, every heading stays named
 /// (in the path or quoted), and the whole fits.
@@ -112,27 +128,25 @@ fn joinable(
     doc: &Document,
     counter: &dyn TokenCounter,
     cfg: &ChunkConfig,
-) -> Option<Path> {
+) -> Option<Label> {
     let small = cfg.pack_sections_below;
-    if small == 0 || pending.page != piece.page || !piece.path.starts_with(&pending.parent) {
+    let path = &piece.label.path;
+    if small == 0 || pending.page != piece.page || !path.starts_with(&pending.parent) {
         return None;
     }
     let body = pending.units.iter().map(|u| u.tokens).sum::<usize>();
     if body >= small && piece.tokens() >= small {
         return None;
     }
-    let shared = pending.common.iter().zip(&piece.path).take_while(|(a, b)| a == b).count();
+    let shared = pending.common.path.iter().zip(path).take_while(|(a, b)| a == b).count();
     if shared < pending.depth && pending.heading.is_none() {
         // The first section's heading is on the page before: a shorter
         // path would name it nowhere.
         return None;
     }
-    let common: Path = piece.path[..shared].to_vec();
-    let names: Vec<String> = common.iter().map(|(_, n)| n.clone()).collect();
-    let (_, header_tokens) = fit_header(&doc.title, &names, None, counter, cfg);
-    let room = cfg.budget.saturating_sub(counter.special_tokens() + header_tokens);
+    let common = Label::new(path[..shared].to_vec(), doc, counter, cfg);
     let total = pending.tokens() + piece.heading.as_ref().map_or(0, |u| u.tokens) + piece.tokens();
-    (total <= room).then_some(common)
+    (total <= common.room).then_some(common)
 }
 
 #[cfg(test)]
