@@ -1,11 +1,13 @@
 //! Words a typesetter broke across two lines with a hyphen, made whole.
 //!
 //! Justified text (TeX, books, papers, most printed manuals) breaks long
-//! words at line ends: `declara-` / `tions.`. Left as laid out, neither BM25
-//! nor the embedding model sees the word: `declara` and `tions` match no
-//! question, and a reader quoting the chunk sees the break. So a page's
-//! paragraph gets its broken words back before the canonical text is written,
-//! the second half moved up to the line that holds the first.
+//! words at line ends: `declara-` / `tions.`, and so does `man` rendering a
+//! manual page to text (`configu‐` / `ration`, U+2010). Left as laid out,
+//! neither BM25 nor the embedding model sees the word: `declara` and `tions`
+//! match no question, and a reader quoting the chunk sees the break. So a
+//! paragraph (of a PDF page, a scan, a text file) gets its broken words back
+//! before the canonical text is written, the second half moved up to the
+//! line that holds the first.
 //!
 //! A hyphen at a line end may also be a compound's own (`non-` / `empty`),
 //! which must stay. No dictionary ships with ragpipe, so the document is its
@@ -17,6 +19,12 @@
 //! that code whole elsewhere), and without otherwise — a
 //! syllable break, by far the most common case. A soft hyphen
 //! (U+00AD) is a break by definition and always goes.
+//!
+//! Plain text is not typeset: a person or a tool that wraps lines (`fmt`,
+//! an editor) breaks only at spaces and at a compound's own hyphen, and
+//! `man` writes the hyphens it adds as U+2010, its page's own as `-`. So in
+//! plain text a `-` at a line's end is taken as a compound's (`non-` /
+//! `optional`) unless the document writes the word whole elsewhere.
 
 use std::collections::HashSet;
 
@@ -39,7 +47,7 @@ impl Vocabulary {
             let mut after_break = false;
             for line in lines {
                 let tokens: Vec<&str> = line.split_whitespace().collect();
-                let breaks = broken_half(line).is_some();
+                let breaks = broken_half(line, Layout::Typeset).is_some();
                 let last = tokens.len().saturating_sub(usize::from(breaks));
                 for token in &tokens[usize::from(after_break).min(last)..last] {
                     vocabulary.add(token);
@@ -62,10 +70,11 @@ impl Vocabulary {
         }
     }
 
-    /// How `head` and `tail`, broken at a hyphen, are written whole.
-    fn join(&self, head: &str, tail: &str, soft: bool) -> String {
-        if soft {
-            return format!("{head}{tail}");
+    /// How `head` and `tail`, broken at a hyphen, are written whole;
+    /// `None` when a writer's own hyphen is kept, and the lines with it.
+    fn join(&self, head: &str, tail: &str, hyphen: Hyphen) -> Option<String> {
+        if hyphen == Hyphen::Soft {
+            return Some(format!("{head}{tail}"));
         }
         // The half's word, without a quote or bracket before it.
         let word = head.trim_start_matches(|c: char| !c.is_alphanumeric());
@@ -82,13 +91,17 @@ impl Vocabulary {
             true
         } else if [&t, &token].iter().any(|t| self.words.contains(&format!("{h}{t}"))) {
             false
-        } else if coded {
+        } else if coded || hyphen == Hyphen::Written {
             true
         } else {
             let known = |w: &str| w.chars().count() >= 2 && self.words.contains(w);
             known(&h) && known(&t)
         };
-        if keeps { format!("{head}-{tail}") } else { format!("{head}{tail}") }
+        match (keeps, hyphen) {
+            (true, Hyphen::Written) => None,
+            (true, _) => Some(format!("{head}-{tail}")),
+            (false, _) => Some(format!("{head}{tail}")),
+        }
     }
 }
 
@@ -99,30 +112,56 @@ fn word_part(tail: &str) -> &str {
     &tail[..end]
 }
 
+/// How the text a hyphen breaks was laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// By a typesetter (PDF, a scan): a `-` at a line's end is most often
+    /// its own, a syllable break.
+    Typeset,
+    /// Lines wrapped at spaces (plain text): only U+2010 and the soft hyphen
+    /// are a formatter's.
+    Plain,
+}
+
+/// The hyphen a line ends in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hyphen {
+    /// U+00AD: a break, nothing else.
+    Soft,
+    /// Most likely a break the layout made.
+    Break,
+    /// Most likely the writer's own (a `-` in plain text).
+    Written,
+}
+
 /// When `line` ends in a word broken by a hyphen, that word's first half
-/// (without the hyphen), where it starts, and whether the hyphen was soft.
-fn broken_half(line: &str) -> Option<(usize, &str, bool)> {
-    let (body, soft) = if let Some(body) = line.strip_suffix('\u{ad}') {
-        (body, true)
+/// (without the hyphen), where it starts, and which hyphen it was.
+fn broken_half(line: &str, layout: Layout) -> Option<(usize, &str, Hyphen)> {
+    let (body, hyphen) = if let Some(body) = line.strip_suffix('\u{ad}') {
+        (body, Hyphen::Soft)
+    } else if let Some(body) = line.strip_suffix('\u{2010}') {
+        (body, Hyphen::Break)
     } else {
-        (line.strip_suffix('-').or_else(|| line.strip_suffix('\u{2010}'))?, false)
+        let own = if layout == Layout::Plain { Hyphen::Written } else { Hyphen::Break };
+        (line.strip_suffix('-')?, own)
     };
+    let soft = hyphen == Hyphen::Soft;
     let start = body.rfind(char::is_whitespace).map_or(0, |i| i + body[i..].chars().next().map_or(1, char::len_utf8));
     let head = &body[start..];
     // A word, not a dash after a space or a number range (`2015-`): the
     // half ends in a letter and holds two at least.
     let letters = head.chars().rev().take_while(|c| c.is_alphabetic()).count();
-    (letters >= 2 || (soft && letters >= 1)).then_some((start, head, soft))
+    (letters >= 2 || (soft && letters >= 1)).then_some((start, head, hyphen))
 }
 
 /// Rejoins the broken words of every paragraph of a document, each a list
 /// of lines, against the vocabulary of all of them. Lines a move empties
 /// stay, empty (see [`rejoin`]).
-pub(crate) fn rejoin_all<'a>(paragraphs: impl IntoIterator<Item = &'a mut Vec<String>>) {
+pub(crate) fn rejoin_all<'a>(paragraphs: impl IntoIterator<Item = &'a mut Vec<String>>, layout: Layout) {
     let mut paragraphs: Vec<&mut Vec<String>> = paragraphs.into_iter().collect();
     let vocabulary = Vocabulary::of(paragraphs.iter().map(|lines| lines.as_slice()));
     for lines in paragraphs.iter_mut() {
-        rejoin(lines, &vocabulary);
+        rejoin(lines, &vocabulary, layout);
     }
 }
 
@@ -145,22 +184,25 @@ fn continues(head: &str, tail: &str) -> bool {
 /// half moves up to the line of the first. A line the move leaves empty
 /// stays, as an empty string, so that lines keep their places (an OCR line
 /// its region); the caller leaves it out.
-fn rejoin(lines: &mut [String], vocabulary: &Vocabulary) {
+fn rejoin(lines: &mut [String], vocabulary: &Vocabulary, layout: Layout) {
     let mut k = 0;
     while let Some(j) = (k + 1..lines.len()).find(|&j| !lines[j].trim().is_empty()) {
-        let moved = broken_half(&lines[k]).and_then(|(start, head, soft)| {
+        let moved = broken_half(&lines[k], layout).and_then(|(start, head, hyphen)| {
             let next = lines[j].trim_start();
             let tail_end = next.find(char::is_whitespace).unwrap_or(next.len());
             let tail = &next[..tail_end];
-            continues(head, tail)
-                .then(|| (start, vocabulary.join(head, tail, soft), next[tail_end..].trim_start().to_string()))
+            let whole = continues(head, tail).then(|| vocabulary.join(head, tail, hyphen)).flatten()?;
+            Some((start, whole, next[tail_end..].trim_start().to_string()))
         });
         match moved {
             Some((start, whole, rest)) => {
                 lines[k].truncate(start);
                 lines[k].push_str(&whole);
                 let emptied = rest.is_empty();
-                lines[j] = rest;
+                // What stays on the next line keeps its indentation (a
+                // manual page's body is indented).
+                let indent = &lines[j][..lines[j].len() - lines[j].trim_start().len()];
+                lines[j] = if emptied { rest } else { format!("{indent}{rest}") };
                 // Emptied, the line after it may continue the joined word.
                 if !emptied {
                     k = j;
@@ -180,10 +222,14 @@ mod tests {
     }
 
     fn rejoined(text: &str, elsewhere: &str) -> String {
+        rejoined_in(Layout::Typeset, text, elsewhere)
+    }
+
+    fn rejoined_in(layout: Layout, text: &str, elsewhere: &str) -> String {
         let paragraphs = [lines(text), lines(elsewhere)];
         let vocabulary = Vocabulary::of(paragraphs.iter().map(Vec::as_slice));
         let mut first = paragraphs[0].clone();
-        rejoin(&mut first, &vocabulary);
+        rejoin(&mut first, &vocabulary, layout);
         first.retain(|l| !l.is_empty());
         first.join("\n")
     }
@@ -238,6 +284,18 @@ mod tests {
         }
     }
 
+    /// In plain text a `-` at a line's end is the writer's unless the
+    /// document writes the word whole; U+2010 is `man`'s break.
+    #[test]
+    fn in_plain_text_only_a_formatters_hyphen_breaks_a_word() {
+        let plain = |text: &str, elsewhere: &str| rejoined_in(Layout::Plain, text, elsewhere);
+        assert_eq!(plain("Meaning of non-\n   optional arguments", ""), "Meaning of non-\n   optional arguments");
+        assert_eq!(plain("a well-\nknown name", ""), "a well-\nknown name");
+        assert_eq!(plain("some-\nthing else", "something"), "something\nelse");
+        assert_eq!(plain("the configu\u{2010}\n   ration file", ""), "the configuration\n   file");
+        assert_eq!(plain("a non\u{2010}\nempty list", "non-empty"), "a non-empty\nlist");
+    }
+
     #[test]
     fn halves_are_not_words_of_the_vocabulary() {
         let paragraphs = [lines("declara-\ntions here"), lines("plain words")];
@@ -249,10 +307,10 @@ mod tests {
     #[test]
     fn a_line_emptied_by_the_move_stays_empty_and_the_next_break_is_seen() {
         let mut paragraph = lines("a hyphen-\nated\nwords and co-\nordination");
-        rejoin(&mut paragraph, &Vocabulary::default());
+        rejoin(&mut paragraph, &Vocabulary::default(), Layout::Typeset);
         assert_eq!(paragraph, ["a hyphenated", "", "words and coordination", ""]);
         let mut chain = lines("al-\nmost-\nly");
-        rejoin(&mut chain, &Vocabulary::default());
+        rejoin(&mut chain, &Vocabulary::default(), Layout::Typeset);
         assert_eq!(chain, ["almostly", "", ""]);
     }
 }

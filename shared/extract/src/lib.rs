@@ -65,8 +65,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// out; an EPUB zipped with its folder is read; 16: a PDF's code listing
 /// set in fixed columns, LaTeX's `listings`, reads as typed,
 /// `full-upgrade`, not `full - upgrade`; 17: a PDF's line at the body's
-/// size numbered under a heading, `6.3.6.` under `6.3.`, is a heading).
-pub const EXTRACTOR_VERSION: &str = "17";
+/// size numbered under a heading, `6.3.6.` under `6.3.`, is a heading;
+/// 18: a text file's words broken at a line's end by `man`'s U+2010 are
+/// read whole, `configu‐` / `ration`).
+pub const EXTRACTOR_VERSION: &str = "18";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

@@ -71,7 +71,7 @@ pub(crate) fn assemble(title: String, kind: Kind, pages: &[PageText], low: f32) 
                 .collect()
         })
         .collect();
-    hyphens::rejoin_all(laid_out.iter_mut().flatten().map(|(_, lines)| lines));
+    hyphens::rejoin_all(laid_out.iter_mut().flatten().map(|(_, lines)| lines), hyphens::Layout::Typeset);
     let mut text = String::new();
     let (mut blocks, mut regions, mut ocr_pages) = (Vec::new(), Vec::new(), Vec::new());
     for (i, (page, paras)) in pages.iter().zip(&laid_out).enumerate() {

@@ -127,10 +127,11 @@ fn assemble(title: String, pages: &[Page]) -> Document {
     let mut laid_out: Vec<Vec<Part>> = pages.iter().map(|page| parts(page, body, &levels)).collect();
     title_page(&mut laid_out);
     outline::numbered_headings(&mut laid_out);
-    hyphens::rejoin_all(laid_out.iter_mut().flatten().filter_map(|part| match part {
+    let paragraphs = laid_out.iter_mut().flatten().filter_map(|part| match part {
         Part::Paragraph(_, lines) => Some(lines),
         Part::Table(_) => None,
-    }));
+    });
+    hyphens::rejoin_all(paragraphs, hyphens::Layout::Typeset);
     let mut text = String::new();
     let mut blocks = Vec::new();
     let mut tables = Vec::new();

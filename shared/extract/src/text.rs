@@ -1,6 +1,6 @@
 //! Plain text: decoding bytes to a string, and paragraphs at blank lines.
 
-use crate::{ExtractError, fallback_title};
+use crate::{ExtractError, fallback_title, hyphens};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
 
 /// Decodes text bytes: UTF-8 (BOM stripped), UTF-16 with a BOM, else
@@ -91,9 +91,10 @@ fn bomless_utf16(bytes: &[u8]) -> Option<bool> {
     }
 }
 
-/// Plain text: the decoded text is the canonical text; paragraphs are runs of
-/// non-blank lines.
+/// Plain text: the decoded text, with words broken across lines by a hyphen
+/// made whole, is the canonical text; paragraphs are runs of non-blank lines.
 pub(crate) fn extract(name: &str, text: &str) -> Document {
+    let text = whole_words(text);
     let mut blocks = Vec::new();
     let mut start: Option<usize> = None;
     let mut end = 0;
@@ -116,7 +117,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
     Document {
         title: fallback_title(name),
         kind: Kind::Text,
-        text: text.to_string(),
+        text,
         blocks,
         tables: Vec::new(),
         duration: None,
@@ -124,6 +125,48 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         ocr_pages: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// `text` with the words a hyphen broke at a line's end made whole, each
+/// paragraph's against the vocabulary of the whole text (see [`hyphens`]): a
+/// manual page rendered by `man` breaks a word in one line of ten. A line the
+/// move empties goes; every other line keeps its place and indentation.
+fn whole_words(text: &str) -> String {
+    let breaks = |line: &str| line.trim_end().ends_with(['-', '\u{2010}', '\u{ad}']);
+    if !text.lines().any(breaks) {
+        return text.to_string();
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    // Each run of non-blank lines: the number of its first line, and its
+    // lines without their ends.
+    let mut runs: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, line) in lines.iter().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+        match runs.last_mut() {
+            Some((start, run)) if *start + run.len() == i => run.push(line.trim_end().to_string()),
+            _ => runs.push((i, vec![line.trim_end().to_string()])),
+        }
+    }
+    hyphens::rejoin_all(runs.iter_mut().map(|(_, run)| run), hyphens::Layout::Plain);
+    let mut rejoined: Vec<Option<String>> = vec![None; lines.len()];
+    for (start, run) in runs {
+        for (k, line) in run.into_iter().enumerate() {
+            rejoined[start + k] = Some(line);
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    for (line, new) in lines.iter().zip(rejoined) {
+        match new {
+            None => out.push_str(line),
+            Some(new) if new.is_empty() => {}
+            Some(new) => {
+                out.push_str(&new);
+                if line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The encoding of a Windows code page (RTF's `\ansicpgN`, an OLE property
@@ -168,6 +211,21 @@ mod tests {
         let texts: Vec<&str> = doc.blocks.iter().map(|b| doc.slice(b)).collect();
         assert_eq!(texts, ["First line\nstill first.", "Second."]);
         assert_eq!(doc.title, "notes");
+    }
+
+    #[test]
+    fn words_broken_at_a_line_end_are_whole_and_the_rest_stays() {
+        // `man`'s U+2010 breaks a word; a `-` is the writer's own unless the
+        // text writes the word whole.
+        let text = "   The configu\u{2010}\n   ration file is read-\n   only.\n\n\n   A read-only file; no hy\u{2010}\nphen, some-\nthing\nhere -\n   and there. Something.\n";
+        let doc = extract("notes.txt", text);
+        let whole = "   The configuration\n   file is read-\n   only.\n\n\n   A read-only file; no hyphen,\nsomething\nhere -\n   and there. Something.\n";
+        assert_eq!(doc.text, whole);
+        let texts: Vec<&str> = doc.blocks.iter().map(|b| doc.slice(b)).collect();
+        assert_eq!(texts, [&whole[3..46], &whole[52..whole.len() - 1]]);
+        // Without a hyphen at a line's end, the text is the file's.
+        let plain = "a line \n\n  and more\n";
+        assert_eq!(extract("p.txt", plain).text, plain);
     }
 
     #[test]
