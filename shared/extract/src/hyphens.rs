@@ -154,6 +154,12 @@ fn broken_half(line: &str, layout: Layout) -> Option<(usize, &str, Hyphen)> {
     (letters >= 2 || (soft && letters >= 1)).then_some((start, head, hyphen))
 }
 
+/// Whether `line` ends in what may be half a word and its hyphen (any
+/// layout): a text with no such line has nothing to rejoin.
+pub(crate) fn may_break(line: &str) -> bool {
+    broken_half(line.trim_end(), Layout::Typeset).is_some()
+}
+
 /// Rejoins the broken words of every paragraph of a document, each a list
 /// of lines, against the vocabulary of all of them. Lines a move empties
 /// stay, empty (see [`rejoin`]).

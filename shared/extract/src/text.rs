@@ -132,8 +132,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
 /// manual page rendered by `man` breaks a word in one line of ten. A line the
 /// move empties goes; every other line keeps its place and indentation.
 fn whole_words(text: &str) -> String {
-    let breaks = |line: &str| line.trim_end().ends_with(['-', '\u{2010}', '\u{ad}']);
-    if !text.lines().any(breaks) {
+    if !text.lines().any(hyphens::may_break) {
         return text.to_string();
     }
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
