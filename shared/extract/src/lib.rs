@@ -23,6 +23,7 @@ mod pdf;
 mod sheet;
 mod slides;
 mod text;
+mod text_sections;
 mod web_archive;
 mod word;
 
@@ -67,8 +68,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// `full-upgrade`, not `full - upgrade`; 17: a PDF's line at the body's
 /// size numbered under a heading, `6.3.6.` under `6.3.`, is a heading;
 /// 18: a text file's words broken at a line's end by `man`'s U+2010 are
-/// read whole, `configu‐` / `ration`).
-pub const EXTRACTOR_VERSION: &str = "18";
+/// read whole, `configu‐` / `ration`; 19: a text file's large sections
+/// named in capitals at the margin, a manual page's `OPTIONS`, are headed).
+pub const EXTRACTOR_VERSION: &str = "19";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.

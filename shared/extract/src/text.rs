@@ -1,6 +1,6 @@
 //! Plain text: decoding bytes to a string, and paragraphs at blank lines.
 
-use crate::{ExtractError, fallback_title, hyphens};
+use crate::{ExtractError, fallback_title, hyphens, text_sections};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
 
 /// Decodes text bytes: UTF-8 (BOM stripped), UTF-16 with a BOM, else
@@ -92,15 +92,30 @@ fn bomless_utf16(bytes: &[u8]) -> Option<bool> {
 }
 
 /// Plain text: the decoded text, with words broken across lines by a hyphen
-/// made whole, is the canonical text; paragraphs are runs of non-blank lines.
+/// made whole, is the canonical text; paragraphs are runs of non-blank lines,
+/// and a line naming a large section (see [`text_sections`]) is a heading.
 pub(crate) fn extract(name: &str, text: &str) -> Document {
     let text = whole_words(text);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut names = text_sections::section_lines(&lines).into_iter().peekable();
     let mut blocks = Vec::new();
     let mut start: Option<usize> = None;
     let mut end = 0;
     let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim().is_empty() {
+    for (i, line) in lines.iter().enumerate() {
+        // A section's name ends the paragraph before it; it is a heading,
+        // or the first line of a paragraph when its section is too small.
+        if let Some((_, heads)) = names.next_if(|&(n, _)| n == i) {
+            if let Some(s) = start.take() {
+                blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
+            }
+            let range = at..at + line.trim_end().len();
+            if heads {
+                blocks.push(Block { kind: BlockKind::Heading { level: 1 }, range, page: None });
+            } else {
+                (start, end) = (Some(range.start), range.end);
+            }
+        } else if line.trim().is_empty() {
             if let Some(s) = start.take() {
                 blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
             }

@@ -1,6 +1,6 @@
 //! Plain text on real files: a manual page as `man` renders it.
 
-use ragpipe_core::Kind;
+use ragpipe_core::{BlockKind, Kind};
 use ragpipe_extract::extract;
 
 fn collapsed(text: &str) -> String {
@@ -46,4 +46,27 @@ fn a_manual_page_rendered_by_man_has_its_broken_words_whole() {
     assert_eq!(collapsed(&blocks.join(" ")), text);
     // The line a word moved up from keeps its indentation.
     assert!(doc.text.contains("If the optional\n\t      permanent argument"));
+}
+
+/// A manual page's sections are named in capitals at the margin. Those large
+/// enough to stand alone are headings; the page's opening (its name,
+/// synopsis, a short description and, here, the options) is read as one
+/// stretch, and a small section stays in the one before it, its name opening
+/// a paragraph there.
+#[test]
+fn a_manual_page_is_headed_by_its_large_sections() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/text/watch.1.txt");
+    let doc = extract(Kind::Text, "watch.1.txt", &std::fs::read(path).unwrap()).unwrap();
+    let headings: Vec<(&str, u8)> = doc.headings();
+    assert_eq!(headings, [("BUGS", 1), ("EXAMPLES", 1)]);
+    // Each heading opens at least 100 words, up to the next heading.
+    let heads: Vec<_> = doc.blocks.iter().filter(|b| b.kind != BlockKind::Paragraph).map(|b| b.range.clone()).collect();
+    for (k, head) in heads.iter().enumerate() {
+        let to = heads.get(k + 1).map_or(doc.text.len(), |next| next.start);
+        assert!(doc.text[head.end..to].split_whitespace().count() >= 100, "{}", &doc.text[head.clone()]);
+    }
+    // A small section's name opens a paragraph.
+    for name in ["NAME", "OPTIONS", "EXIT STATUS", "NOTES"] {
+        assert!(doc.blocks.iter().any(|b| b.kind == BlockKind::Paragraph && doc.slice(b).starts_with(name)), "{name}");
+    }
 }
