@@ -1,4 +1,5 @@
-//! Plain text: decoding bytes to a string, and paragraphs at blank lines.
+//! Plain text: decoding bytes to a string, paragraphs at blank lines and
+//! headings at the names of large sections.
 
 use crate::{ExtractError, fallback_title, hyphens, text_sections};
 use ragpipe_core::{Block, BlockKind, Document, Kind};
@@ -107,7 +108,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         // or the first line of a paragraph when its section is too small.
         if let Some((_, heads)) = names.next_if(|&(n, _)| n == i) {
             if let Some(s) = start.take() {
-                blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
+                blocks.push(paragraph(s..end));
             }
             let range = at..at + line.trim_end().len();
             if heads {
@@ -117,7 +118,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
             }
         } else if line.trim().is_empty() {
             if let Some(s) = start.take() {
-                blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
+                blocks.push(paragraph(s..end));
             }
         } else {
             let lead = line.len() - line.trim_start().len();
@@ -127,7 +128,7 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         at += line.len();
     }
     if let Some(s) = start {
-        blocks.push(Block { kind: BlockKind::Paragraph, range: s..end, page: None });
+        blocks.push(paragraph(s..end));
     }
     Document {
         title: fallback_title(name),
@@ -140,6 +141,11 @@ pub(crate) fn extract(name: &str, text: &str) -> Document {
         ocr_pages: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// A paragraph of plain text, which has no pages.
+fn paragraph(range: std::ops::Range<usize>) -> Block {
+    Block { kind: BlockKind::Paragraph, range, page: None }
 }
 
 /// `text` with the words a hyphen broke at a line's end made whole, each
