@@ -40,7 +40,7 @@ pub(crate) fn section_lines(lines: &[&str]) -> Vec<(usize, bool)> {
         let body = words(&lines[i + 1..end]);
         let heads = body >= MIN_SECTION_WORDS && (headed || opening == 0 || opening >= MIN_SECTION_WORDS);
         if !headed && !heads {
-            opening += words(&lines[i..end]);
+            opening += lines[i].split_whitespace().count() + body;
         }
         headed |= heads;
         sections.push((i, heads));
