@@ -220,6 +220,14 @@ fn text_is_read_whatever_its_name_and_binary_is_refused() {
     let page =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures/web-archive/parking.mhtml");
     put("intranet/parking.mhtml", &std::fs::read(page).unwrap());
+    let export = |name: &str| {
+        std::fs::read(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/extract/tests/fixtures/exports").join(name),
+        )
+        .unwrap()
+    };
+    put("finance/orders.xls", &export("orders.xls"));
+    put("finance/orders-tabs.xls", &export("orders-tabs.xls"));
     put("minutes.dat", b"Facilities meeting\n\nThe car park barrier is repaired on Thursday; badges open it again.\n");
     put("blob.bin", &(0..=255u8).cycle().take(4096).collect::<Vec<u8>>());
     put(
@@ -229,7 +237,7 @@ fn text_is_read_whatever_its_name_and_binary_is_refused() {
 
     let (code, summary) = env.ingest();
     assert_eq!(code, 1, "{summary}");
-    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(8), Some(6)), "{summary}");
+    assert_eq!((summary["sync"]["new"].as_i64(), summary["indexed"].as_i64()), (Some(10), Some(8)), "{summary}");
     assert_eq!(failure_reason(&summary, "blob.bin"), "unsupported type: .bin");
     assert_eq!(failure_reason(&summary, "id_ed25519"), "unsupported type: application/x-x509-ca-cert");
 
@@ -278,11 +286,34 @@ fn text_is_read_whatever_its_name_and_binary_is_refused() {
     );
     assert!(rows.contains("Saturday | 08:00 | 13:00"), "{rows}");
 
+    // A report exported "for Excel" as a web page or as tab-separated text
+    // (named .xls): its rows, under its header, found by the invoice's key.
+    let (_, hits) = env.run(&["search", "invoice INV-2024-44", "--json", "--no-threshold"]);
+    let top = &hits["hits"][0];
+    assert!(
+        top["document"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("file://{}/finance/orders", env.folder.path().display())),
+        "{hits}"
+    );
+    let content = top["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("Invoice | Date | Customer | Item | Total\n")
+            && content.contains("INV/2024/0044 | 2024-03-11 | Harbour Cafe"),
+        "{hits}"
+    );
+
     let (_, page) = env.run(&["documents", "--warned", "--json"]);
     let warned = common::warnings(&page);
-    assert_eq!(warned.len(), 1, "{warned:?}");
-    assert_eq!(warned[0].0, "minutes.dat");
+    assert_eq!(warned.len(), 3, "{warned:?}");
+    assert_eq!(
+        (warned[0].0.as_str(), warned[1].0.as_str(), warned[2].0.as_str()),
+        ("minutes.dat", "orders-tabs.xls", "orders.xls")
+    );
     assert!(warned[0].1.contains("read as plain text: .dat is not a type ragpipe knows"), "{warned:?}");
+    assert!(warned[1].1.contains("read as csv: this .xls file holds delimited text"), "{warned:?}");
+    assert!(warned[2].1.contains("read as html: this .xls file holds a web page"), "{warned:?}");
     assert_eq!(env.chunks("bin/rotate")[0]["locator"].as_str().map(|l| l.starts_with("#L")), Some(true));
 }
 

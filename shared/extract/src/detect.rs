@@ -13,12 +13,20 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
     let ext = extension(name);
     let by_ext = kind_for_name(name);
     let mime = infer::get(bytes).map(|t| t.mime_type()).or_else(|| mpeg_audio(bytes).then_some("audio/mpeg"));
+    let mismatch = |actual: &str, expected: Kind| {
+        // Text under a legacy Office name is an export, read as what it holds.
+        crate::exports::read_as(&ext, bytes).ok_or_else(|| ExtractError::Mismatch {
+            ext: ext.clone(),
+            actual: actual.into(),
+            expected: expected.as_str(),
+        })
+    };
     match (by_ext, mime) {
         (Some(e), None) if text_like(e) => Ok(e),
-        (Some(e), None) => Err(ExtractError::Mismatch { ext, actual: sniff_text(bytes).into(), expected: e.as_str() }),
+        (Some(e), None) => mismatch(sniff_text(bytes), e),
         (Some(e), Some(m)) if kind_for_mime(m) == Some(e) || container_of(e, m) => Ok(e),
         (Some(e), Some(m)) if text_like(e) && m.starts_with("text/") => Ok(e),
-        (Some(e), Some(m)) => Err(ExtractError::Mismatch { ext, actual: m.into(), expected: e.as_str() }),
+        (Some(e), Some(m)) => mismatch(m, e),
         (None, Some("application/zip")) => {
             zipped_kind(bytes).ok_or_else(|| ExtractError::Unsupported("application/zip".into()))
         }

@@ -13,6 +13,7 @@ mod detect;
 mod email;
 mod embedded;
 mod epub;
+mod exports;
 mod html;
 mod hyphens;
 mod markdown;
@@ -69,8 +70,10 @@ pub use pdf::NO_TEXT_LAYER;
 /// size numbered under a heading, `6.3.6.` under `6.3.`, is a heading;
 /// 18: a text file's words broken at a line's end by `man`'s U+2010 are
 /// read whole, `configu‐` / `ration`; 19: a text file's large sections
-/// named in capitals at the margin, a manual page's `OPTIONS`, are headed).
-pub const EXTRACTOR_VERSION: &str = "19";
+/// named in capitals at the margin, a manual page's `OPTIONS`, are headed;
+/// 20: a web page, web archive or text named `.doc` or `.xls`, as
+/// programs export for Word and Excel, is read as what it holds).
+pub const EXTRACTOR_VERSION: &str = "20";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file
 /// (`.doc`, `.xls`, `.ppt`) or an Outlook `.msg`.
@@ -198,8 +201,10 @@ pub fn extract_scanned(
     if bytes.is_empty() {
         return Err(ExtractError::Empty);
     }
-    let doc = match kind {
-        Kind::Html if web_archive::is_named(name) => web_archive::extract(name, bytes, limits)?,
+    let mut doc = match kind {
+        Kind::Html if web_archive::is_named(name) || exports::holds_web_archive(bytes) => {
+            web_archive::extract(name, bytes, limits)?
+        }
         Kind::Html => {
             let source = text::decode(bytes)?;
             html::check_nesting(&source, limits.max_nesting)?;
@@ -226,6 +231,7 @@ pub fn extract_scanned(
         Kind::Ebook => epub::extract(name, bytes, limits)?,
         Kind::Archive => bundle::extract(name, bytes, limits)?,
     };
+    doc.warnings.extend(exports::warning(name, kind));
     if doc.blocks.iter().all(|b| matches!(b.kind, ragpipe_core::BlockKind::Heading { .. })) {
         return Err(ExtractError::NoText);
     }

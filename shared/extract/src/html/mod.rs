@@ -100,7 +100,7 @@ pub(crate) fn extract(name: &str, source: &str) -> Document {
     let title = page_title(&html);
     let mut first_h1: Option<String> = None;
     let mut in_h1 = false;
-    let mut table = HtmlTable::default();
+    let mut table = HtmlTable { sheet: crate::extension(name) == "xls", ..HtmlTable::default() };
     let root = main.unwrap_or_else(|| html.tree.root());
     for edge in root.traverse() {
         match edge {
@@ -242,6 +242,18 @@ struct HtmlTable {
     cells: Vec<(String, bool)>,
     /// The cell being read: its text, whether it is a `<th>`, its colspan.
     cell: Option<(String, bool, usize)>,
+    /// Whether the page is a sheet exported as HTML under an Excel name
+    /// (`.xls`): there the first row is the header when none of its cells
+    /// is a number, as in a spreadsheet, though the export wrote no `<th>`.
+    sheet: bool,
+    headed: bool,
+}
+
+/// Whether a row has a cell and none of its cells is a number.
+fn all_words(cells: &[(String, bool)]) -> bool {
+    let number = |c: &str| c.replace([',', ' '], "").parse::<f64>().is_ok();
+    let filled: Vec<&str> = cells.iter().map(|(c, _)| c.trim()).filter(|c| !c.is_empty()).collect();
+    !filled.is_empty() && !filled.iter().any(|c| number(c))
 }
 
 /// Most cells an HTML `colspan` expands to; the HTML standard caps it at 1000.
@@ -262,7 +274,7 @@ impl HtmlTable {
         match tag {
             "table" => {
                 if self.depth == 0 {
-                    *self = HtmlTable::default();
+                    *self = HtmlTable { sheet: self.sheet, ..HtmlTable::default() };
                     b.begin_table("", 1);
                 }
                 self.depth += 1;
@@ -314,9 +326,11 @@ impl HtmlTable {
             "tbody" | "tfoot" => {}
             "tr" => {
                 let all_th = !self.cells.is_empty() && self.cells.iter().all(|(_, th)| *th);
-                let header = self.in_head || (all_th && !self.seen_data);
+                let sheet_header = self.sheet && !self.headed && !self.seen_data && all_words(&self.cells);
+                let header = self.in_head || (all_th && !self.seen_data) || sheet_header;
                 let written = b.table_row(self.row, header, self.cells.iter().map(|(c, _)| c.as_str()));
                 self.seen_data |= written > 0 && !header;
+                self.headed |= written > 0 && header;
                 self.cells.clear();
             }
             _ => return false,
