@@ -21,6 +21,10 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<Kind, ExtractError> {
             expected: expected.as_str(),
         })
     };
+    if matches!(ext.as_str(), "xls" | "xml") && crate::sheet::xml2003::workbook(bytes).is_some() {
+        // Excel's XML Spreadsheet 2003, saved as .xml by Excel, as .xls by others.
+        return Ok(Kind::Spreadsheet);
+    }
     match (by_ext, mime) {
         (Some(e), None) if text_like(e) => Ok(e),
         (Some(e), None) => mismatch(sniff_text(bytes), e),

@@ -77,9 +77,10 @@ fn workbook_values_read_as_a_person_sees_them() {
 }
 
 #[test]
-fn xlsx_ods_and_xls_of_one_workbook_read_the_same() {
+fn xlsx_ods_xls_and_xml_of_one_workbook_read_the_same() {
     let xlsx = open("book.xlsx");
-    for name in ["book.ods", "book.xls"] {
+    // book-2003.xml: Excel's XML Spreadsheet 2003, read without calamine.
+    for name in ["book.ods", "book.xls", "book-2003.xml"] {
         let other = open(name);
         assert_eq!(other.text, xlsx.text, "{name}");
         assert_eq!(other.blocks, xlsx.blocks, "{name}");
@@ -163,4 +164,9 @@ fn the_format_comes_from_the_content() {
     let bytes = fixture("book.xlsx");
     let doc = extract(detect("book.xls", &bytes).unwrap(), "book.xls", &bytes).unwrap();
     assert_eq!(doc.text, open("book.xlsx").text);
+    // So does an XML Spreadsheet 2003 named .xls, as reporting tools write it.
+    let bytes = fixture("book-2003.xml");
+    assert_eq!(detect("report.xls", &bytes), Ok(Kind::Spreadsheet));
+    let doc = extract(Kind::Spreadsheet, "report.xls", &bytes).unwrap();
+    assert_eq!((doc.text, doc.warnings), (open("book.xlsx").text, vec![]));
 }

@@ -1,4 +1,5 @@
-//! Spreadsheets (xlsx, xlsm, xlsb, xls, ods through calamine) and delimited
+//! Spreadsheets (xlsx, xlsm, xlsb, xls, ods through calamine; Excel's XML
+//! Spreadsheet 2003 by [`xml2003`]) and delimited
 //! text (csv, tsv through the `csv` crate), turned into tables.
 //!
 //! Canonical text: for every sheet that has a non-empty cell, a heading line
@@ -23,6 +24,7 @@ mod flat;
 mod grid;
 mod value;
 mod workbook;
+pub(crate) mod xml2003;
 
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{Document, Kind};

@@ -68,7 +68,7 @@ fn value(_written: std::fmt::Result) -> Option<Shape> {
 /// A float as Excel shows it in a General cell: 15 significant digits, then
 /// the shortest decimal that reads back as that value; whole numbers without
 /// a fraction; very large or small magnitudes in exponent form.
-fn float(out: &mut String, f: f64) -> std::fmt::Result {
+pub(super) fn float(out: &mut String, f: f64) -> std::fmt::Result {
     if !f.is_finite() {
         return write!(out, "{f}");
     }
@@ -116,7 +116,7 @@ fn duration(out: &mut String, seconds: f64) -> std::fmt::Result {
 
 /// ODS dates arrive as ISO text already; a midnight time part is dropped to
 /// match the other formats.
-fn iso_datetime(out: &mut String, s: &str) -> std::fmt::Result {
+pub(super) fn iso_datetime(out: &mut String, s: &str) -> std::fmt::Result {
     match s.split_once('T') {
         Some((date, time)) if time.chars().all(|c| matches!(c, '0' | ':' | '.')) => out.push_str(date),
         _ => out.push_str(s),

@@ -30,6 +30,9 @@ enum Format {
 
 /// Reads every worksheet into `b`; returns how many had content.
 pub(super) fn read(bytes: &[u8], budget: &mut Budget<'_>, b: &mut TextBuilder) -> Result<usize, ExtractError> {
+    if let Some(xml) = super::xml2003::workbook(bytes) {
+        return super::xml2003::read(xml, budget, b);
+    }
     if let Some(flat) = crate::package::flat_odf(bytes) {
         return read_ods(Ods::new(Cursor::new(super::flat::package(flat?)?)).map_err(ods_error)?, budget, b);
     }
