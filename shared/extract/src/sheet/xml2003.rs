@@ -21,6 +21,12 @@ use quick_xml::events::Event;
 /// The namespace that marks a SpreadsheetML workbook.
 const NAMESPACE: &str = "urn:schemas-microsoft-com:office:spreadsheet";
 
+/// Excel's last row and column: a cell placed past them (by `ss:Index` or
+/// `ss:MergeAcross`) is a hostile file, which would otherwise stretch its
+/// row's line over millions of empty cells.
+const MAX_ROWS: u32 = 1 << 20;
+const MAX_COLUMNS: u32 = 1 << 14;
+
 /// The XML text of `bytes` when it is a SpreadsheetML workbook.
 pub(crate) fn workbook(bytes: &[u8]) -> Option<&str> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
@@ -84,6 +90,9 @@ pub(super) fn read(xml: &str, budget: &mut Budget<'_>, b: &mut TextBuilder) -> R
                     }
                 }
                 "Cell" => {
+                    if row > MAX_ROWS || col > MAX_COLUMNS {
+                        return Err(bad(&format!("a cell past Excel's last row or column (row {row}, column {col})")));
+                    }
                     if let (Some((text, shape, at)), Some((_, grid))) = (cell.take(), sheet.as_mut()) {
                         let render = |out: &mut String| {
                             out.push_str(&text);
@@ -158,5 +167,8 @@ mod tests {
         let limits = Limits::default();
         let cut = read(&xml[..xml.len() - 40], &mut Budget::new(&limits), &mut b).unwrap_err().to_string();
         assert_eq!(cut, "malformed spreadsheet: XML spreadsheet: cut short (it does not end with </Workbook>)");
+        let far = xml.replace(r#"<Cell ss:Index="2">"#, r#"<Cell ss:Index="4000000000">"#);
+        let err = read(&far, &mut Budget::new(&limits), &mut b).unwrap_err().to_string();
+        assert!(err.ends_with("a cell past Excel's last row or column (row 5, column 4000000000)"), "{err}");
     }
 }
