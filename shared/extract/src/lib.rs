@@ -72,8 +72,9 @@ pub use pdf::NO_TEXT_LAYER;
 /// read whole, `configu‐` / `ration`; 19: a text file's large sections
 /// named in capitals at the margin, a manual page's `OPTIONS`, are headed;
 /// 20: a web page, web archive or text named `.doc` or `.xls`, as
-/// programs export for Word and Excel, is read as what it holds, and
-/// Excel's XML Spreadsheet 2003 is read as a workbook).
+/// programs export for Word and Excel, is read as what it holds, Excel's
+/// XML Spreadsheet 2003 is read as a workbook, and an HTML table with no
+/// `<th>` is headed by a first row of words over a row holding a number).
 pub const EXTRACTOR_VERSION: &str = "20";
 
 /// The first bytes of an OLE compound file: a legacy binary Office file

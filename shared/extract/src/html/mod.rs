@@ -229,7 +229,10 @@ fn block_kind(tag: &str) -> Option<BlockKind> {
 /// The outermost `<table>` being read: its rows become table-row blocks. A
 /// row is a header when it sits in `<thead>`, or when all its cells are `<th>`
 /// and no data row came before it (a `<th>` row further down is a sub-heading
-/// and stays data). `colspan` is expanded with empty cells so columns stay
+/// and stays data). In a table with no `<th>` at all, the first row is the
+/// header when none of its cells is a number and the row under it holds
+/// one (`Invoice | Total` over `INV-41 | 1,240.00`): word processors,
+/// editors and Google Docs export headers so. `colspan` is expanded with empty cells so columns stay
 /// aligned with the header; `rowspan` is not.
 #[derive(Default)]
 struct HtmlTable {
@@ -247,13 +250,24 @@ struct HtmlTable {
     /// is a number, as in a spreadsheet, though the export wrote no `<th>`.
     sheet: bool,
     headed: bool,
+    /// A first row of words in a table with no `<th>` (as word processors,
+    /// editors and Google Docs export them), held back until the next row
+    /// says whether it is a header: it is when that row holds a number.
+    pending: Option<(u32, Vec<String>)>,
+    /// Whether a `<th>` was read in the table: its author marked headers.
+    any_th: bool,
 }
 
 /// Whether a row has a cell and none of its cells is a number.
 fn all_words(cells: &[(String, bool)]) -> bool {
-    let number = |c: &str| c.replace([',', ' '], "").parse::<f64>().is_ok();
     let filled: Vec<&str> = cells.iter().map(|(c, _)| c.trim()).filter(|c| !c.is_empty()).collect();
-    !filled.is_empty() && !filled.iter().any(|c| number(c))
+    !filled.is_empty() && !filled.iter().any(|c| is_number(c))
+}
+
+/// A cell that reads as a number: `1240`, `3,980.50`, `-3`, `12 %`.
+fn is_number(cell: &str) -> bool {
+    let digits = cell.trim().trim_end_matches('%').replace([',', ' '], "");
+    digits.parse::<f64>().is_ok()
 }
 
 /// Most cells an HTML `colspan` expands to; the HTML standard caps it at 1000.
@@ -287,6 +301,7 @@ impl HtmlTable {
                 self.cells.clear();
             }
             "td" | "th" => {
+                self.any_th |= tag == "th";
                 let span = el.attr("colspan").and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1);
                 self.cell = Some((String::new(), tag == "th", span.clamp(1, MAX_COLSPAN)));
             }
@@ -319,6 +334,9 @@ impl HtmlTable {
             "table" => {
                 self.depth -= 1;
                 if self.depth == 0 {
+                    if let Some((row, cells)) = self.pending.take() {
+                        self.write(b, row, false, &cells);
+                    }
                     b.end_table();
                 }
             }
@@ -326,16 +344,28 @@ impl HtmlTable {
             "tbody" | "tfoot" => {}
             "tr" => {
                 let all_th = !self.cells.is_empty() && self.cells.iter().all(|(_, th)| *th);
-                let sheet_header = self.sheet && !self.headed && !self.seen_data && all_words(&self.cells);
-                let header = self.in_head || (all_th && !self.seen_data) || sheet_header;
-                let written = b.table_row(self.row, header, self.cells.iter().map(|(c, _)| c.as_str()));
-                self.seen_data |= written > 0 && !header;
-                self.headed |= written > 0 && header;
-                self.cells.clear();
+                let first_words = !self.headed && !self.seen_data && all_words(&self.cells);
+                let header = self.in_head || (all_th && !self.seen_data) || (self.sheet && first_words);
+                let cells: Vec<String> = self.cells.drain(..).map(|(c, _)| c).collect();
+                if let Some((row, first)) = self.pending.take() {
+                    let number_below = !header && !self.any_th && cells.iter().any(|c| is_number(c));
+                    self.write(b, row, number_below, &first);
+                } else if first_words && !header && !self.any_th {
+                    self.pending = Some((self.row, cells));
+                    return true;
+                }
+                self.write(b, self.row, header, &cells);
             }
             _ => return false,
         }
         true
+    }
+
+    /// Writes a row of the table, noting whether a header or data came.
+    fn write(&mut self, b: &mut TextBuilder, row: u32, header: bool, cells: &[String]) {
+        let written = b.table_row(row, header, cells.iter().map(String::as_str));
+        self.seen_data |= written > 0 && !header;
+        self.headed |= written > 0 && header;
     }
 
     /// Takes text inside a cell; false when the text is not in one.
@@ -390,5 +420,32 @@ mod tests {
         assert_eq!(rows[0].kind, BlockKind::TableRow { table: 0, row: 1, header: true });
         assert_eq!(rows[2].kind, BlockKind::TableRow { table: 0, row: 3, header: false });
         assert_eq!(doc.tables, [ragpipe_core::Table { sheet: String::new(), first_col: 1, last_col: 3 }]);
+    }
+
+    #[test]
+    fn a_table_without_th_is_headed_by_a_row_of_words_over_numbers() {
+        let headers = |src: &str| -> Vec<bool> {
+            let doc = extract("p.html", src);
+            doc.blocks
+                .iter()
+                .filter_map(|b| match b.kind {
+                    BlockKind::TableRow { header, .. } => Some(header),
+                    _ => None,
+                })
+                .collect()
+        };
+        let row =
+            |cells: &[&str]| format!("<tr>{}</tr>", cells.iter().map(|c| format!("<td>{c}</td>")).collect::<String>());
+        let table = |rows: &[&[&str]]| format!("<table>{}</table>", rows.iter().map(|r| row(r)).collect::<String>());
+        let invoices = table(&[&["Invoice", "Total"], &["INV-41", "1,240.00"], &["INV-42", "86.20"]]);
+        assert_eq!(headers(&invoices), [true, false, false]);
+        assert_eq!(headers(&table(&[&["Site", "Contact"], &["Leeds", "Ana"]])), [false, false], "words over words");
+        assert_eq!(headers(&table(&[&["2024", "Q1"], &["5", "6"]])), [false, false], "a number in the first row");
+        assert_eq!(headers(&table(&[&["Invoice", "Total"]])), [false], "one row");
+        let row_headers = "<table><tr><td>Site</td><td>Staff</td></tr><tr><th>Leeds</th><td>12</td></tr></table>";
+        assert_eq!(headers(row_headers), [false, false], "the author marked headers with <th>");
+        // Held back, the first row still comes first.
+        let doc = extract("p.html", &format!("<p>Before.</p>{invoices}<p>After.</p>"));
+        assert_eq!(doc.text, "Before.\n\nInvoice | Total\nINV-41 | 1,240.00\nINV-42 | 86.20\n\nAfter.");
     }
 }
