@@ -184,8 +184,16 @@ fn mixed_folder_indexes_the_good_and_fails_the_bad_with_reasons() {
         "intro-m4a.m4a",
         "intro-opus.opus",
     ];
-    let sheets =
-        ["book.xlsx", "book.ods", "book.xls", "book.fods", "book-semicolon.csv", "penguins.xlsx", "penguins.ods"];
+    let sheets = [
+        "book.xlsx",
+        "book.ods",
+        "book.xls",
+        "book.fods",
+        "book-2003.xml",
+        "book-semicolon.csv",
+        "penguins.xlsx",
+        "penguins.ods",
+    ];
     let more_sheets = ["penguins.tsv", "penguins-raw.csv"];
     let word = ["policy.docx", "policy.odt", "policy.rtf", "policy.doc"];
     // The handbook with a generated table of contents (tests/word.rs).

@@ -40,6 +40,10 @@ fn a_web_page_or_tab_separated_text_named_xls_is_read_as_its_table() {
     // Under the Excel name a first row of words is the header even over
     // words, as in a sheet (a page needs a number under it), and a first
     // row of numbers is data.
+    // Calc's export is such a page: named .html, its header comes by HTML's
+    // rule for tables without `<th>` (words over a row holding a number).
+    let as_page = extract(Kind::Html, "orders.html", &fixture("exports/orders.xls")).unwrap();
+    assert_eq!(common::blocks(&as_page)[0].0, "row 1 header");
     let words = b"<table><tr><td>Site</td><td>Contact</td></tr><tr><td>Leeds</td><td>Ana</td></tr></table>";
     assert_eq!(read("sites.xls", words).1[0].0, "row 1 header");
     assert_eq!(common::blocks(&extract(Kind::Html, "sites.html", words).unwrap())[0].0, "row 1");
