@@ -35,10 +35,11 @@ pub(crate) fn read_as(ext: &str, bytes: &[u8]) -> Option<Kind> {
     Some(if ext == "xls" { Kind::Csv } else { Kind::Text })
 }
 
-/// Whether `bytes` are a MIME message of parts (a web archive) rather than
-/// a page: what [`crate::web_archive`] reads, whatever the file is named.
-pub(crate) fn holds_web_archive(bytes: &[u8]) -> bool {
-    is_mime_message(&head(bytes))
+/// Whether a file named with a legacy Office extension holds a MIME
+/// message of parts (a web archive) rather than a page: what
+/// [`crate::web_archive`] reads. Other names are not looked into.
+pub(crate) fn holds_web_archive(name: &str, bytes: &[u8]) -> bool {
+    OFFICE_NAMES.contains(&crate::extension(name).as_str()) && is_mime_message(&head(bytes))
 }
 
 /// The warning for a file [`read_as`] read as something its name does not
@@ -112,9 +113,10 @@ mod tests {
         );
         let archive = b"From: <Saved by Blink>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n--b\r\n";
         assert_eq!(read_as("doc", archive), Some(Kind::Html));
-        assert!(holds_web_archive(archive));
-        assert!(!holds_web_archive(page));
-        assert!(!holds_web_archive(b"<p>MIME-Version: 1.0</p>\n"));
+        assert!(holds_web_archive("page.doc", archive));
+        assert!(!holds_web_archive("page.html", archive), "only under an Office name");
+        assert!(!holds_web_archive("page.doc", page));
+        assert!(!holds_web_archive("page.doc", b"<p>MIME-Version: 1.0</p>\n"));
         assert_eq!(read_as("xls", b"SKU\tItem\nSKU-1042\tWidget\n"), Some(Kind::Csv));
         assert_eq!(read_as("doc", b"Minutes of the March meeting.\n"), Some(Kind::Text));
         let utf16: Vec<u8> =
@@ -131,7 +133,7 @@ mod tests {
             b"<?xml version=\"1.0\"?><Workbook xmlns=\"urn:schemas-microsoft-com:office:spreadsheet\"/>";
         assert_eq!(read_as("xls", spreadsheet_ml), None);
         // A mail header line alone is not a web archive.
-        assert!(!holds_web_archive(b"Subject: notes\n\nJust text."));
+        assert!(!holds_web_archive("notes.doc", b"Subject: notes\n\nJust text."));
     }
 
     #[test]

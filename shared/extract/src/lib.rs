@@ -204,7 +204,7 @@ pub fn extract_scanned(
         return Err(ExtractError::Empty);
     }
     let mut doc = match kind {
-        Kind::Html if web_archive::is_named(name) || exports::holds_web_archive(bytes) => {
+        Kind::Html if web_archive::is_named(name) || exports::holds_web_archive(name, bytes) => {
             web_archive::extract(name, bytes, limits)?
         }
         Kind::Html => {

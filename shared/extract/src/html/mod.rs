@@ -232,8 +232,8 @@ fn block_kind(tag: &str) -> Option<BlockKind> {
 /// and stays data). In a table with no `<th>` at all, the first row is the
 /// header when none of its cells is a number and the row under it holds
 /// one (`Invoice | Total` over `INV-41 | 1,240.00`): word processors,
-/// editors and Google Docs export headers so. `colspan` is expanded with empty cells so columns stay
-/// aligned with the header; `rowspan` is not.
+/// editors and Google Docs export headers so. `colspan` is expanded with
+/// empty cells so columns stay aligned with the header; `rowspan` is not.
 #[derive(Default)]
 struct HtmlTable {
     /// Nesting depth of `<table>` elements; 0 outside any table.
@@ -261,13 +261,7 @@ struct HtmlTable {
 /// Whether a row has a cell and none of its cells is a number.
 fn all_words(cells: &[(String, bool)]) -> bool {
     let filled: Vec<&str> = cells.iter().map(|(c, _)| c.trim()).filter(|c| !c.is_empty()).collect();
-    !filled.is_empty() && !filled.iter().any(|c| is_number(c))
-}
-
-/// A cell that reads as a number: `1240`, `3,980.50`, `-3`, `12 %`.
-fn is_number(cell: &str) -> bool {
-    let digits = cell.trim().trim_end_matches('%').replace([',', ' '], "");
-    digits.parse::<f64>().is_ok()
+    !filled.is_empty() && !filled.iter().any(|c| crate::sheet::is_number(c))
 }
 
 /// Most cells an HTML `colspan` expands to; the HTML standard caps it at 1000.
@@ -348,7 +342,7 @@ impl HtmlTable {
                 let header = self.in_head || (all_th && !self.seen_data) || (self.sheet && first_words);
                 let cells: Vec<String> = self.cells.drain(..).map(|(c, _)| c).collect();
                 if let Some((row, first)) = self.pending.take() {
-                    let number_below = !header && !self.any_th && cells.iter().any(|c| is_number(c));
+                    let number_below = !header && !self.any_th && cells.iter().any(|c| crate::sheet::is_number(c));
                     self.write(b, row, number_below, &first);
                 } else if first_words && !header && !self.any_th {
                     self.pending = Some((self.row, cells));

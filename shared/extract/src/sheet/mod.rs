@@ -26,6 +26,8 @@ mod value;
 mod workbook;
 pub(crate) mod xml2003;
 
+pub(crate) use value::is_number;
+
 use crate::{ExtractError, Limits, TextBuilder, fallback_title};
 use ragpipe_core::{Document, Kind};
 

@@ -53,7 +53,14 @@ pub(crate) fn render(out: &mut String, v: &Data) -> Option<Shape> {
 /// The shape of a CSV field, which is always text: a field that reads as a
 /// number is a value, for header detection.
 pub(crate) fn csv_shape(field: &str) -> Shape {
-    if field.trim().parse::<f64>().is_ok() { Shape::Value } else { Shape::Text }
+    if is_number(field) { Shape::Value } else { Shape::Text }
+}
+
+/// Whether text written in a cell reads as a number: `1240`, `-3`,
+/// `3,980.50` (thousands separated), `12 %`. What a header row's cells are
+/// not, in delimited text and in HTML tables alike.
+pub(crate) fn is_number(cell: &str) -> bool {
+    cell.trim().trim_end_matches('%').replace([',', ' '], "").parse::<f64>().is_ok()
 }
 
 fn text(out: &mut String, s: &str) -> Option<Shape> {
@@ -190,6 +197,16 @@ mod tests {
         assert_eq!(show(Data::Int(-42)), "-42");
         assert_eq!(show(Data::Bool(true)), "true");
         assert_eq!(show(Data::Error(calamine::CellErrorType::Div0)), "#DIV/0!");
+    }
+
+    #[test]
+    fn a_cell_written_as_a_number_is_a_value() {
+        for number in ["1240", "-3", " 2.5 ", "3,980.50", "1 042 300", "12 %", "1e3"] {
+            assert_eq!(csv_shape(number), Shape::Value, "{number}");
+        }
+        for words in ["Total", "INV-41", "2024-03-05", "12 apples", ""] {
+            assert_eq!(csv_shape(words), Shape::Text, "{words}");
+        }
     }
 
     #[test]
