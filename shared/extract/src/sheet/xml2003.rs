@@ -16,7 +16,7 @@ use super::{Budget, malformed};
 use crate::word::xml::{attr, reference};
 use crate::{ExtractError, TextBuilder};
 use quick_xml::XmlVersion;
-use quick_xml::events::Event;
+use quick_xml::events::{BytesStart, Event};
 
 /// The namespace that marks a SpreadsheetML workbook.
 const NAMESPACE: &str = "urn:schemas-microsoft-com:office:spreadsheet";
@@ -36,87 +36,107 @@ pub(crate) fn workbook(bytes: &[u8]) -> Option<&str> {
 
 /// Reads every worksheet into `b`; returns how many had content.
 pub(super) fn read(xml: &str, budget: &mut Budget<'_>, b: &mut TextBuilder) -> Result<usize, ExtractError> {
-    let bad = |e: &dyn std::fmt::Display| malformed(format!("XML spreadsheet: {e}"));
     if !xml.trim_end().ends_with("Workbook>") {
         // A cut file would read as a workbook with its last rows missing.
-        return Err(bad(&"cut short (it does not end with </Workbook>)"));
+        return Err(bad("cut short (it does not end with </Workbook>)"));
     }
     let mut reader = quick_xml::Reader::from_str(xml);
-    let mut sheet: Option<(String, Grid)> = None;
-    let (mut row, mut col) = (0u32, 0u32);
-    let mut cell: Option<(String, Shape, u32)> = None;
-    let mut data: Option<String> = None;
+    let mut at = Place::default();
     let mut written = 0;
     loop {
-        let event = reader.read_event().map_err(|e| bad(&e))?;
-        match &event {
-            Event::Eof => break,
-            Event::Start(e) | Event::Empty(e) => {
-                let index = || attr(e, "Index").and_then(|i| i.parse::<u32>().ok()).filter(|&i| i > 0);
-                match e.local_name().as_ref() {
-                    "Worksheet" => {
-                        sheet = Some((attr(e, "Name").unwrap_or_default(), Grid::new()));
-                        row = 0;
-                    }
-                    "Row" => {
-                        row = index().unwrap_or(row + 1);
-                        col = 0;
-                    }
-                    "Cell" => {
-                        col = index().unwrap_or(col + 1);
-                        let across = attr(e, "MergeAcross").and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
-                        if matches!(event, Event::Start(_)) {
-                            cell = Some((String::new(), Shape::Text, col));
-                        }
-                        col = col.saturating_add(across);
-                    }
-                    "Data" if cell.is_some() => {
-                        let kind = attr(e, "Type").unwrap_or_default();
-                        if let Some((_, shape, _)) = cell.as_mut() {
-                            *shape =
-                                if matches!(kind.as_str(), "String" | "Error") { Shape::Text } else { Shape::Value };
-                        }
-                        data = matches!(event, Event::Start(_)).then(|| kind);
-                    }
-                    _ => {}
-                }
-            }
-            Event::Text(t) if data.is_some() => push(&mut cell, &t.xml_content(XmlVersion::Implicit1_0)),
-            Event::GeneralRef(r) if data.is_some() => push(&mut cell, &reference(r).unwrap_or_default()),
-            Event::End(e) => match e.local_name().as_ref() {
-                "Data" => {
-                    if let (Some(kind), Some((text, ..))) = (data.take(), cell.as_mut()) {
-                        *text = rendered(&kind, text);
-                    }
-                }
-                "Cell" => {
-                    if row > MAX_ROWS || col > MAX_COLUMNS {
-                        return Err(bad(&format!("a cell past Excel's last row or column (row {row}, column {col})")));
-                    }
-                    if let (Some((text, shape, at)), Some((_, grid))) = (cell.take(), sheet.as_mut()) {
-                        let render = |out: &mut String| {
-                            out.push_str(&text);
-                            Some(shape)
-                        };
-                        grid.push(row.saturating_sub(1), at - 1, render, budget)?;
-                    }
-                }
-                "Worksheet" => {
-                    if let Some((name, grid)) = sheet.take() {
-                        written += grid.write(&name, true, b, budget)? as usize;
-                    }
-                }
-                _ => {}
-            },
+        match reader.read_event().map_err(bad)? {
+            Event::Eof => return Ok(written),
+            Event::Start(e) => at.open(&e, true),
+            Event::Empty(e) => at.open(&e, false),
+            Event::Text(t) => at.text(&t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(r) => at.text(&reference(&r).unwrap_or_default()),
+            Event::End(e) => written += at.close(e.local_name().as_ref(), budget, b)?,
             _ => {}
         }
     }
-    Ok(written)
 }
 
-fn push(cell: &mut Option<(String, Shape, u32)>, text: &str) {
-    if let Some((cell, ..)) = cell.as_mut() {
-        cell.push_str(text);
+fn bad(why: impl std::fmt::Display) -> ExtractError {
+    malformed(format!("XML spreadsheet: {why}"))
+}
+
+/// Where the reader is: the worksheet being read into its grid, the
+/// 1-based row and column, the cell open (its text, its shape, its
+/// column) and the open `Data`'s type.
+#[derive(Default)]
+struct Place {
+    sheet: Option<(String, Grid)>,
+    row: u32,
+    col: u32,
+    cell: Option<(String, Shape, u32)>,
+    data: Option<String>,
+}
+
+impl Place {
+    /// An element opens; `has_content` is false for an empty one (`<Cell/>`).
+    fn open(&mut self, e: &BytesStart<'_>, has_content: bool) {
+        let index = || attr(e, "Index").and_then(|i| i.parse::<u32>().ok()).filter(|&i| i > 0);
+        match e.local_name().as_ref() {
+            "Worksheet" => {
+                self.sheet = Some((attr(e, "Name").unwrap_or_default(), Grid::new()));
+                self.row = 0;
+            }
+            "Row" => (self.row, self.col) = (index().unwrap_or(self.row + 1), 0),
+            "Cell" => {
+                self.col = index().unwrap_or(self.col + 1);
+                if has_content {
+                    self.cell = Some((String::new(), Shape::Text, self.col));
+                }
+                let across = attr(e, "MergeAcross").and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
+                self.col = self.col.saturating_add(across);
+            }
+            "Data" => {
+                let kind = attr(e, "Type").unwrap_or_default();
+                if let Some((_, shape, _)) = self.cell.as_mut() {
+                    *shape = if matches!(kind.as_str(), "String" | "Error") { Shape::Text } else { Shape::Value };
+                    self.data = has_content.then_some(kind);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Text inside a `Data` (a rich cell's `Font` runs included).
+    fn text(&mut self, text: &str) {
+        if let (Some(_), Some((cell, ..))) = (&self.data, self.cell.as_mut()) {
+            cell.push_str(text);
+        }
+    }
+
+    /// An element closes; returns 1 when it was a worksheet with content.
+    fn close(&mut self, name: &str, budget: &mut Budget<'_>, b: &mut TextBuilder) -> Result<usize, ExtractError> {
+        match name {
+            "Data" => {
+                if let (Some(kind), Some((text, ..))) = (self.data.take(), self.cell.as_mut()) {
+                    *text = rendered(&kind, text);
+                }
+            }
+            "Cell" => {
+                let (row, col) = (self.row, self.col);
+                if row > MAX_ROWS || col > MAX_COLUMNS {
+                    return Err(bad(format!("a cell past Excel's last row or column (row {row}, column {col})")));
+                }
+                if let (Some((text, shape, at)), Some((_, grid))) = (self.cell.take(), self.sheet.as_mut()) {
+                    let render = |out: &mut String| {
+                        out.push_str(&text);
+                        Some(shape)
+                    };
+                    grid.push(row.saturating_sub(1), at - 1, render, budget)?;
+                }
+            }
+            "Worksheet" => {
+                if let Some((name, grid)) = self.sheet.take() {
+                    return Ok(grid.write(&name, true, b, budget)? as usize);
+                }
+            }
+            _ => {}
+        }
+        Ok(0)
     }
 }
 
