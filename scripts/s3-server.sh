@@ -84,17 +84,29 @@ start() {
   install_weed
   if running; then print_env; return; fi
   mkdir -p "$RUN/data"
-  local s3 master volume filer
-  read -r s3 master volume filer < <(seaweed_ports 4)
-  log "starting SeaweedFS S3 on 127.0.0.1:$s3"
-  AWS_ACCESS_KEY_ID="$ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$SECRET_KEY" \
-    nohup "$WEED" mini -dir="$RUN/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$s3" \
-    -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
-    -webdav=false -admin.ui=false > "$RUN/server.log" 2>&1 &
-  local pid=$!
-  printf 'S3_PID=%s\nS3_PORT=%s\n' "$pid" "$s3" > "$STATE"
-  wait_answering "http://127.0.0.1:$s3/" "$pid" "$RUN/server.log" 20
-  print_env
+  local s3 master volume filer pid attempt
+  for attempt in 1 2 3; do
+    read -r s3 master volume filer < <(seaweed_ports 4)
+    log "starting SeaweedFS S3 on 127.0.0.1:$s3"
+    AWS_ACCESS_KEY_ID="$ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$SECRET_KEY" \
+      nohup "$WEED" mini -dir="$RUN/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$s3" \
+      -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
+      -webdav=false -admin.ui=false > "$RUN/server.log" 2>&1 &
+    pid=$!
+    printf 'S3_PID=%s\nS3_PORT=%s\n' "$pid" "$s3" > "$STATE"
+    if (wait_answering "http://127.0.0.1:$s3/" "$pid" "$RUN/server.log" 20); then
+      print_env
+      return
+    fi
+    # A port found free can be taken before mini checks or binds it (seen
+    # here: "S3 API Server listener on 127.0.0.1:44780 error: bind: address
+    # already in use"; when taken earlier, mini says "is not available"):
+    # other ports then. Any other failure is final.
+    stop
+    grep -qE 'address already in use|is not available' "$RUN/server.log" || exit 1
+    log "a port was taken meanwhile; choosing others ($attempt of 3)"
+  done
+  exit 1
 }
 
 stop() {
